@@ -1,0 +1,1 @@
+//! ballistic (pending).

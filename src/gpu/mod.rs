@@ -1,0 +1,1 @@
+//! GPU stages (STUB: the GPU helper implements this module).

@@ -1,0 +1,28 @@
+//! # tumble — event-driven, impulse-based rigid-body simulation
+//!
+//! The data flow, one module per stage (Mirtich & Canny 1994, §3–§4):
+//!
+//! scene ([`scene`]) → world ([`world`]) → frame loop: sync bodies ([`ballistic`]) → swept boxes
+//! ([`swept_aabb`]) → broad phase ([`broad_phase`]) → pair bounds ([`toi_bound`]) → event loop
+//! ([`event_heap`], [`narrow_phase`]) → collision response ([`collision_impulse`]) → output
+//! ([`output`]).
+//!
+//! The authoritative state is f64 on the host. The data-parallel frame stages also exist as WGSL
+//! compute shaders ([`gpu`]) with CPU twins of the same name ([`stages`]).
+
+pub mod ballistic;
+pub mod body;
+pub mod broad_phase;
+pub mod collision_impulse;
+pub mod event_heap;
+pub mod gpu;
+pub mod mass_properties;
+pub mod material;
+pub mod narrow_phase;
+pub mod output;
+pub mod scene;
+pub mod shape;
+pub mod stages;
+pub mod swept_aabb;
+pub mod toi_bound;
+pub mod world;

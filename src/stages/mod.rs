@@ -1,0 +1,1 @@
+//! CPU twins of the GPU stages (STUB: the GPU helper implements this module).

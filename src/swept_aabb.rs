@@ -1,0 +1,1 @@
+//! swept_aabb (pending).

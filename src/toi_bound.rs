@@ -1,0 +1,1 @@
+//! toi_bound (pending).
