@@ -1,1 +1,128 @@
-//! ballistic (pending).
+//! Ballistic (collision-free) motion in closed form or accurate integration.
+//!
+//! Between collisions a dynamic body's centre of mass follows a parabola under gravity and its
+//! rotation is torque free (Mirtich & Canny 1994, §2–3: "ballistic trajectories"):
+//! - spherical inertia (balls, cubes): `ω` is constant and `q(t) = exp(ω t / 2) q₀` exactly;
+//! - otherwise Euler's equations `I ω̇ + ω × (I ω) = 0` in the body frame are integrated with RK4
+//!   in steps of at most 0.02 rad of rotation, and the world angular momentum — exactly conserved
+//!   in torque-free motion — is imposed again after each advance, so momentum never drifts.
+//!
+//! Kinematic bodies move with constant `v` and `ω` (no gravity). Fixed bodies never move.
+
+use glam::{DQuat, DVec3};
+
+/// Rotation angle per RK4 sub-step for asymmetric bodies (rad). Local error per step is
+/// O(θ⁵): 0.02 rad keeps the relative error of a full turn near 1e-9.
+const MAX_STEP_ANGLE: f64 = 0.02;
+
+/// True if the three principal moments are equal to 1e-12 relative (spherical inertia).
+pub fn is_spherical(inertia: DVec3) -> bool {
+    let max = inertia.max_element();
+    let min = inertia.min_element();
+    max - min <= 1e-12 * max
+}
+
+/// Position and velocity after `dt` under constant acceleration `g` (exact).
+pub fn advance_linear(position: DVec3, velocity: DVec3, g: DVec3, dt: f64) -> (DVec3, DVec3) {
+    (position + velocity * dt + 0.5 * g * dt * dt, velocity + g * dt)
+}
+
+/// `exp(ω dt) q`: rotation at constant world angular velocity (exact).
+pub fn rotate_constant(q: DQuat, omega: DVec3, dt: f64) -> DQuat {
+    let angle = omega * dt;
+    if angle == DVec3::ZERO {
+        return q;
+    }
+    (DQuat::from_scaled_axis(angle) * q).normalize()
+}
+
+/// Torque-free rotation of a body with principal moments `inertia` (body frame = principal axes)
+/// from orientation `q` and world angular velocity `omega` over `dt`.
+/// Returns the new orientation and world angular velocity.
+pub fn advance_rotation(q: DQuat, omega: DVec3, inertia: DVec3, dt: f64) -> (DQuat, DVec3) {
+    if dt == 0.0 || omega == DVec3::ZERO {
+        return (q, omega);
+    }
+    if is_spherical(inertia) {
+        return (rotate_constant(q, omega, dt), omega);
+    }
+    // World angular momentum: invariant of torque-free motion.
+    let l_world = q * (inertia * (q.inverse() * omega));
+    let steps = ((omega.length() * dt.abs()) / MAX_STEP_ANGLE).ceil().max(1.0) as usize;
+    let h = dt / steps as f64;
+    let mut q = q;
+    let mut wb = q.inverse() * omega;
+    // State: orientation q and body angular velocity wb.
+    // q̇ = ½ q ⊗ (0, ω_b);  I ω̇_b = (I ω_b) × ω_b.
+    let deriv = |q: DQuat, wb: DVec3| -> (DQuat, DVec3) {
+        let qd = q * DQuat::from_xyzw(wb.x, wb.y, wb.z, 0.0) * 0.5;
+        let wd = (inertia * wb).cross(wb) / inertia;
+        (qd, wd)
+    };
+    let add = |q: DQuat, dq: DQuat, s: f64| -> DQuat {
+        DQuat::from_xyzw(q.x + dq.x * s, q.y + dq.y * s, q.z + dq.z * s, q.w + dq.w * s)
+    };
+    for _ in 0..steps {
+        let (q1, w1) = deriv(q, wb);
+        let (q2, w2) = deriv(add(q, q1, 0.5 * h), wb + w1 * (0.5 * h));
+        let (q3, w3) = deriv(add(q, q2, 0.5 * h), wb + w2 * (0.5 * h));
+        let (q4, w4) = deriv(add(q, q3, h), wb + w3 * h);
+        let dq = DQuat::from_xyzw(
+            q1.x + 2.0 * q2.x + 2.0 * q3.x + q4.x,
+            q1.y + 2.0 * q2.y + 2.0 * q3.y + q4.y,
+            q1.z + 2.0 * q2.z + 2.0 * q3.z + q4.z,
+            q1.w + 2.0 * q2.w + 2.0 * q3.w + q4.w,
+        );
+        q = add(q, dq, h / 6.0).normalize();
+        wb += (w1 + 2.0 * w2 + 2.0 * w3 + w4) * (h / 6.0);
+    }
+    // Re-impose the conserved world angular momentum: ω = R I⁻¹ Rᵀ L.
+    let omega = q * ((q.inverse() * l_world) / inertia);
+    (q, omega)
+}
+
+/// Upper bound on `|ω|` over a torque-free flight: `|ω|² ≤ 2 E_rot / I_min` since
+/// `2 E_rot = ω · I ω ≥ I_min |ω|²`; exact (constant `|ω|`) for spherical inertia.
+pub fn max_angular_speed(q: DQuat, omega: DVec3, inertia: DVec3) -> f64 {
+    if is_spherical(inertia) {
+        return omega.length();
+    }
+    let wb = q.inverse() * omega;
+    let two_e = (inertia * wb).dot(wb);
+    (two_e / inertia.min_element()).sqrt() * (1.0 + 1e-12)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spherical_rotation_is_exact() {
+        let q = DQuat::IDENTITY;
+        let w = DVec3::new(0.0, 0.0, std::f64::consts::PI);
+        let (q1, w1) = advance_rotation(q, w, DVec3::ONE, 1.0);
+        assert!((q1 * DVec3::X + DVec3::X).length() < 1e-12);
+        assert_eq!(w1, w);
+    }
+
+    #[test]
+    fn asymmetric_rotation_conserves_momentum_and_energy() {
+        let inertia = DVec3::new(1.0, 2.0, 3.0);
+        let q0 = DQuat::from_rotation_x(0.3);
+        let w0 = DVec3::new(0.1, 5.0, 0.2);
+        let l0 = q0 * (inertia * (q0.inverse() * w0));
+        let e0 = (inertia * (q0.inverse() * w0)).dot(q0.inverse() * w0);
+        let (q1, w1) = advance_rotation(q0, w0, inertia, 3.0);
+        let wb = q1.inverse() * w1;
+        let l1 = q1 * (inertia * wb);
+        let e1 = (inertia * wb).dot(wb);
+        assert!((l1 - l0).length() < 1e-12 * l0.length());
+        assert!((e1 - e0).abs() < 1e-7 * e0, "{e0} {e1}");
+        // Advancing in two halves gives the same answer as one step.
+        let (qa, wa) = advance_rotation(q0, w0, inertia, 1.5);
+        let (qb, wb2) = advance_rotation(qa, wa, inertia, 1.5);
+        assert!((qb.dot(q1)).abs() > 1.0 - 1e-10);
+        assert!((wb2 - w1).length() < 1e-6);
+        assert!(max_angular_speed(q0, w0, inertia) >= w1.length());
+    }
+}

@@ -1,1 +1,172 @@
-//! body (pending).
+//! Rigid bodies: hot state (advanced lazily, each body on its own clock) and cold data.
+//!
+//! The body frame has its origin at the centre of mass and its axes along the principal axes of
+//! inertia, so the inertia tensor is diagonal there. Users write poses of the *shape* frame; the
+//! fixed transform between the two (`com_in_shape`, `principal_axes`) converts back for output.
+
+use crate::ballistic;
+use crate::narrow_phase::{Collider, Pose};
+use crate::scene::Motion;
+use crate::toi_bound::MotionBound;
+use glam::{DMat3, DQuat, DVec3};
+
+/// One rigid body.
+pub struct Body {
+    /// Unique name from the scene.
+    pub name: String,
+    /// Dynamic, fixed or kinematic.
+    pub motion: Motion,
+    /// The time the state below refers to (s): bodies are advanced lazily (§3.1).
+    pub time: f64,
+    /// Centre of mass, world (m).
+    pub position: DVec3,
+    /// Body frame (principal axes) → world.
+    pub orientation: DQuat,
+    /// Centre-of-mass velocity (m/s).
+    pub velocity: DVec3,
+    /// Angular velocity, world (rad/s).
+    pub angular_velocity: DVec3,
+    /// 1 / mass; 0 for fixed and kinematic bodies.
+    pub inv_mass: f64,
+    /// Principal moments of inertia (kg m²); infinite for fixed and kinematic bodies.
+    pub inertia: DVec3,
+    /// Reciprocals of the principal moments; 0 for fixed and kinematic bodies.
+    pub inv_inertia: DVec3,
+    /// Bumped whenever the body's trajectory changes (a collision): heap entries computed with
+    /// an older version are stale.
+    pub version: u32,
+    /// Upper bound on |ω| until the next change (rad/s).
+    pub max_angular_speed: f64,
+    /// Collision geometry in the body frame.
+    pub collider: Collider,
+    /// Largest distance of a body point from the centre of mass (m).
+    pub bounding_radius: f64,
+    /// See [`Collider::rotation_radius`].
+    pub rotation_radius: f64,
+    /// True if the body is convex (the separating-axis TOI bound applies).
+    pub convex: bool,
+    /// Index of the body's material.
+    pub material: usize,
+    /// Centre of mass in the user's shape frame.
+    pub com_in_shape: DVec3,
+    /// Principal axes in the user's shape frame (shape frame = body frame rotated by this).
+    pub principal_axes: DQuat,
+}
+
+impl Body {
+    /// True for bodies that collisions move.
+    pub fn is_dynamic(&self) -> bool {
+        self.motion == Motion::Dynamic
+    }
+
+    /// The body's acceleration over a flight: gravity for dynamic bodies, else 0.
+    pub fn acceleration(&self, gravity: DVec3) -> DVec3 {
+        if self.is_dynamic() {
+            gravity
+        } else {
+            DVec3::ZERO
+        }
+    }
+
+    /// Advances the ballistic state to time `t` (exact for the translation; see
+    /// [`ballistic::advance_rotation`] for the rotation).
+    pub fn advance_to(&mut self, t: f64, gravity: DVec3) {
+        let dt = t - self.time;
+        if dt == 0.0 {
+            return;
+        }
+        match self.motion {
+            Motion::Fixed => {}
+            Motion::Kinematic => {
+                self.position += self.velocity * dt;
+                self.orientation = ballistic::rotate_constant(self.orientation, self.angular_velocity, dt);
+            }
+            Motion::Dynamic => {
+                (self.position, self.velocity) =
+                    ballistic::advance_linear(self.position, self.velocity, gravity, dt);
+                (self.orientation, self.angular_velocity) =
+                    ballistic::advance_rotation(self.orientation, self.angular_velocity, self.inertia, dt);
+            }
+        }
+        self.time = t;
+    }
+
+    /// The body frame's pose now.
+    pub fn pose(&self) -> Pose {
+        Pose {
+            position: self.position,
+            orientation: self.orientation,
+        }
+    }
+
+    /// Inverse inertia tensor in world coordinates, `R diag(1/I) Rᵀ`.
+    pub fn inv_inertia_world(&self) -> DMat3 {
+        let r = DMat3::from_quat(self.orientation);
+        r * DMat3::from_diagonal(self.inv_inertia) * r.transpose()
+    }
+
+    /// Velocity of the body point currently at world position `p` (eq. 1).
+    pub fn point_velocity(&self, p: DVec3) -> DVec3 {
+        self.velocity + self.angular_velocity.cross(p - self.position)
+    }
+
+    /// Applies impulse `impulse` at world point `p`: `Δv = p/m`, `Δω = I⁻¹ (r × p)` (eq. 3–4).
+    pub fn apply_impulse(&mut self, impulse: DVec3, p: DVec3) {
+        if !self.is_dynamic() {
+            return;
+        }
+        self.velocity += impulse * self.inv_mass;
+        self.angular_velocity += self.inv_inertia_world() * (p - self.position).cross(impulse);
+    }
+
+    /// Recomputes the angular-speed bound after a change of angular velocity.
+    pub fn refresh_bounds(&mut self) {
+        self.max_angular_speed = match self.motion {
+            Motion::Dynamic => {
+                ballistic::max_angular_speed(self.orientation, self.angular_velocity, self.inertia)
+            }
+            _ => self.angular_velocity.length(),
+        };
+    }
+
+    /// What this body contributes to a time-of-impact bound.
+    pub fn motion_bound(&self, gravity: DVec3) -> MotionBound {
+        MotionBound {
+            velocity: self.velocity,
+            acceleration: self.acceleration(gravity),
+            angular_velocity: self.angular_velocity,
+            max_angular_speed: self.max_angular_speed,
+            constant_spin: self.motion != Motion::Dynamic || ballistic::is_spherical(self.inertia),
+            rotation_radius: self.rotation_radius,
+        }
+    }
+
+    /// Kinetic energy `½ m v² + ½ ω·Iω` (J); 0 for bodies of infinite mass.
+    pub fn kinetic_energy(&self) -> f64 {
+        if !self.is_dynamic() {
+            return 0.0;
+        }
+        let wb = self.orientation.inverse() * self.angular_velocity;
+        0.5 * self.velocity.length_squared() / self.inv_mass + 0.5 * (self.inertia * wb).dot(wb)
+    }
+
+    /// Pose and velocities of the user's shape frame.
+    pub fn user_state(&self) -> crate::world::BodyState {
+        let q_user = (self.orientation * self.principal_axes.inverse()).normalize();
+        let offset = q_user * self.com_in_shape;
+        crate::world::BodyState {
+            position: self.position - offset,
+            orientation: q_user,
+            velocity: self.velocity - self.angular_velocity.cross(offset),
+            angular_velocity: self.angular_velocity,
+        }
+    }
+
+    /// True if every state component is finite.
+    pub fn is_finite(&self) -> bool {
+        self.position.is_finite()
+            && self.velocity.is_finite()
+            && self.orientation.is_finite()
+            && self.angular_velocity.is_finite()
+    }
+}

@@ -1,1 +1,349 @@
-//! collision_impulse (pending).
+//! Frictional collision impulses (Mirtich & Canny 1994, §4).
+//!
+//! Everything here works in the **collision frame**: z is the contact normal, pointing from body b
+//! to body a; `u` is the velocity of a's contact point relative to b's; `p` is the impulse that b
+//! imparts on a. Over the collision, `Δu = M p` (eq. 6) with the constant collision matrix `M`.
+//!
+//! The normal impulse `p_z` is the collision parameter (§4.2): it only grows, and in sliding mode
+//! `dp/dp_z = (-μ cos φ, -μ sin φ, 1)` (Lemma 1, eq. 8), so `du/dp_z = M (-μ û_t, 1)` (eq. 9) is
+//! integrated with RK4 until maximum compression (`u_z = 0`), then on to `p_z = (1 + e) p_z,mc`
+//! (Poisson's hypothesis, Assumption 2). When the sliding velocity vanishes the sticking test of
+//! eq. 10 decides between sticking for the rest of the collision and sliding off again in the unique
+//! direction in which the flow leaves the origin (§4.4).
+//!
+//! Microcollisions (§4.5): below a normal-speed threshold the impulse that exactly reverses the
+//! contact velocity is applied when it lies in the friction cone; it does no work, which is what
+//! keeps a block on a slope from creeping. When it does not lie in the cone the full computation is
+//! done, with `e = 1` for the normal part: in this regime the impulses stand for a contact force,
+//! which does no work along the normal (the same argument as §4.5). Letting `e < 1` act there
+//! instead would make the hops of a sliding body decay geometrically, an infinite (Zeno) train of
+//! ever smaller collisions.
+//!
+//! Energy: the kinetic energy change of an impulse path is `∫ u · dp` (M is symmetric). A collision
+//! may never create energy (Stronge's energetic consistency), so the restitution phase stops early
+//! if that work would become positive — possible with Poisson's rule when the slip reverses.
+
+use glam::{DMat3, DVec2, DVec3};
+
+/// Which rule produced an impulse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImpulseKind {
+    /// The contact points are not approaching (`u_z >= 0`): no impulse (§4.2).
+    Separating,
+    /// Velocity-reversing microcollision impulse (§4.5).
+    Micro,
+    /// Full integration of eq. 9 with sticking (§4.3–4.4).
+    Full,
+}
+
+/// The outcome of [`collision_impulse`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ImpulseResult {
+    /// Impulse imparted by b on a, collision frame (N s).
+    pub impulse: DVec3,
+    /// Relative contact velocity after the collision, collision frame (m/s).
+    pub final_velocity: DVec3,
+    /// Which rule was used.
+    pub kind: ImpulseKind,
+    /// Change of kinetic energy, `∫ u · dp` (J); never positive beyond rounding.
+    pub energy_change: f64,
+}
+
+/// Parameters of one collision.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactLaw {
+    /// Coulomb friction coefficient μ.
+    pub friction: f64,
+    /// Poisson coefficient of restitution e.
+    pub restitution: f64,
+    /// Normal approach speed below which a collision is a microcollision (m/s).
+    pub micro_speed: f64,
+}
+
+/// The collision matrix `K` in world coordinates (eq. 5–6): `Δu = K p` for the relative velocity
+/// of the contact points, with `r_a`, `r_b` the contact point relative to each centre of mass.
+/// Infinite masses (fixed, kinematic) pass `inv_mass = 0` and a zero inverse inertia.
+pub fn collision_matrix(
+    inv_mass_a: f64,
+    inv_inertia_a: &DMat3,
+    r_a: DVec3,
+    inv_mass_b: f64,
+    inv_inertia_b: &DMat3,
+    r_b: DVec3,
+) -> DMat3 {
+    let skew = |r: DVec3| DMat3::from_cols_array(&[0.0, r.z, -r.y, -r.z, 0.0, r.x, r.y, -r.x, 0.0]);
+    let ra = skew(r_a);
+    let rb = skew(r_b);
+    DMat3::from_diagonal(DVec3::splat(inv_mass_a + inv_mass_b))
+        - ra * *inv_inertia_a * ra
+        - rb * *inv_inertia_b * rb
+}
+
+/// An orthonormal basis `(t1, t2, n)` whose third axis is the unit normal `n`; its matrix maps
+/// collision-frame coordinates to world coordinates.
+pub fn collision_frame(n: DVec3) -> DMat3 {
+    let (t1, t2) = n.any_orthonormal_pair();
+    DMat3::from_cols(t1, t2, n)
+}
+
+/// Computes the collision impulse for collision-frame matrix `m` and initial relative contact
+/// velocity `u0` (both in the collision frame).
+pub fn collision_impulse(m: &DMat3, u0: DVec3, law: &ContactLaw) -> ImpulseResult {
+    if u0.z >= 0.0 {
+        return ImpulseResult {
+            impulse: DVec3::ZERO,
+            final_velocity: u0,
+            kind: ImpulseKind::Separating,
+            energy_change: 0.0,
+        };
+    }
+    let mu = law.friction;
+    let mut restitution = law.restitution;
+    if -u0.z < law.micro_speed {
+        // §4.5: the impulse that takes u to -u exactly, if it lies in the friction cone.
+        let p = m.inverse() * (-2.0 * u0);
+        if p.z > 0.0 && p.x.hypot(p.y) <= mu * p.z && p.is_finite() {
+            return ImpulseResult {
+                impulse: p,
+                final_velocity: -u0,
+                kind: ImpulseKind::Micro,
+                energy_change: p.dot(u0) + 0.5 * p.dot(*m * p),
+            };
+        }
+        restitution = 1.0;
+    }
+    let (impulse, final_velocity, energy_change) = integrate_impulse(m, u0, mu, restitution);
+    ImpulseResult {
+        impulse,
+        final_velocity,
+        kind: ImpulseKind::Full,
+        energy_change,
+    }
+}
+
+/// Sticking derivative `p' = (α, β, 1)` with `u'_x = u'_y = 0` (§4.4), or `None` if singular.
+fn sticking_direction(m: &DMat3) -> Option<DVec3> {
+    // [M00 M01; M10 M11] (α, β) = -(M02, M12)  (column-major: m.col(j)[i] = M_ij)
+    let (a, b, c, d) = (m.x_axis.x, m.y_axis.x, m.x_axis.y, m.y_axis.y);
+    let det = a * d - b * c;
+    if det.abs() < 1e-300 {
+        return None;
+    }
+    let (e, f) = (-m.z_axis.x, -m.z_axis.y);
+    Some(DVec3::new((e * d - b * f) / det, (a * f - e * c) / det, 1.0))
+}
+
+/// Tangential part of `du/dp_z` when sliding in direction `dir` (unit, tangent plane).
+fn sliding_flow(m: &DMat3, dir: DVec2, mu: f64) -> DVec3 {
+    *m * DVec3::new(-mu * dir.x, -mu * dir.y, 1.0)
+}
+
+/// The direction in which sliding resumes from `u_t = 0` when eq. 10 fails: the unique φ whose
+/// flow points away from the origin along φ itself (§4.4). Found by scanning then bisecting the
+/// cross product of the flow with the direction.
+fn resume_direction(m: &DMat3, mu: f64) -> DVec2 {
+    let cross_and_dot = |phi: f64| {
+        let dir = DVec2::new(phi.cos(), phi.sin());
+        let w = sliding_flow(m, dir, mu);
+        let wt = DVec2::new(w.x, w.y);
+        (dir.perp_dot(wt), dir.dot(wt))
+    };
+    const N: usize = 720;
+    let step = std::f64::consts::TAU / N as f64;
+    let mut best = (0.0, f64::NEG_INFINITY);
+    for i in 0..N {
+        let (lo, hi) = (i as f64 * step, (i + 1) as f64 * step);
+        let (c0, d0) = cross_and_dot(lo);
+        let (c1, _) = cross_and_dot(hi);
+        if c0 == 0.0 && d0 > best.1 {
+            best = (lo, d0);
+        }
+        if c0 * c1 < 0.0 {
+            let (mut a, mut b, mut ca) = (lo, hi, c0);
+            for _ in 0..60 {
+                let mid = 0.5 * (a + b);
+                let (cm, _) = cross_and_dot(mid);
+                if cm * ca <= 0.0 {
+                    b = mid;
+                } else {
+                    a = mid;
+                    ca = cm;
+                }
+            }
+            let phi = 0.5 * (a + b);
+            let (_, d) = cross_and_dot(phi);
+            if d > best.1 {
+                best = (phi, d);
+            }
+        }
+    }
+    DVec2::new(best.0.cos(), best.0.sin())
+}
+
+/// Integrates eq. 9 over the collision; returns `(p, u_final, ∫u·dp)`.
+fn integrate_impulse(m: &DMat3, u0: DVec3, mu: f64, restitution: f64) -> (DVec3, DVec3, f64) {
+    let mzz = m.z_axis.z.max(1e-300);
+    // Frictionless compression impulse: sets the scale of the collision parameter.
+    let scale = -u0.z / mzz;
+    let base_h = scale / 64.0;
+    let tiny_ut = 1e-12 * (u0.length() + 1e-300);
+
+    let mut u = u0;
+    let mut p = DVec3::ZERO;
+    let mut work = 0.0;
+    let mut pz_end = f64::INFINITY;
+    let mut stick = None::<DVec3>;
+    // Direction to slide in when we start (or resume) from u_t = 0.
+    let mut forced_dir: Option<DVec2> = None;
+
+    let slide_deriv = |u: DVec3, forced: Option<DVec2>| -> DVec3 {
+        let ut = DVec2::new(u.x, u.y);
+        let dir = if ut.length() > tiny_ut {
+            ut.normalize()
+        } else {
+            forced.unwrap_or(DVec2::ZERO)
+        };
+        DVec3::new(-mu * dir.x, -mu * dir.y, 1.0)
+    };
+
+    for _ in 0..100_000 {
+        if p.z >= pz_end * (1.0 - 1e-14) {
+            break;
+        }
+        if mu > 0.0 && stick.is_none() && DVec2::new(u.x, u.y).length() <= tiny_ut {
+            match sticking_direction(m) {
+                Some(s) if s.x * s.x + s.y * s.y <= mu * mu => stick = Some(s),
+                _ => forced_dir = Some(resume_direction(m, mu)),
+            }
+        }
+        let mut h = base_h;
+        if pz_end.is_finite() {
+            h = h.min(pz_end - p.z);
+        }
+        if let Some(s) = stick {
+            // Sticking: p' constant, so u moves on a straight line (§4.4).
+            let du = *m * s;
+            if !pz_end.is_finite() && u.z + du.z * h >= 0.0 && du.z > 0.0 {
+                h = -u.z / du.z;
+            }
+            let dp = s * h;
+            work += u.dot(dp) + 0.5 * dp.dot(du * h);
+            p += dp;
+            u += du * h;
+            u.x = 0.0;
+            u.y = 0.0;
+        } else {
+            // Sliding (or frictionless): one RK4 step of eq. 9, shortened to land exactly on
+            // maximum compression or on the point where sliding stops.
+            let step = |u: DVec3, h: f64, forced: Option<DVec2>| -> (DVec3, DVec3) {
+                let k1 = slide_deriv(u, forced);
+                let k2 = slide_deriv(u + *m * k1 * (0.5 * h), forced);
+                let k3 = slide_deriv(u + *m * k2 * (0.5 * h), forced);
+                let k4 = slide_deriv(u + *m * k3 * h, forced);
+                let dp = (k1 + 2.0 * k2 + 2.0 * k3 + k4) * (h / 6.0);
+                (dp, u + *m * dp)
+            };
+            let ut0 = DVec2::new(u.x, u.y);
+            let (mut dp, mut un) = step(u, h, forced_dir);
+            // Slip stops inside this step: bisect for the stopping point.
+            let stops = |un: DVec3| {
+                let utn = DVec2::new(un.x, un.y);
+                mu > 0.0 && ut0.length() > tiny_ut && (utn.dot(ut0) <= 0.0 || utn.length() <= tiny_ut)
+            };
+            let compresses_past = |un: DVec3| !pz_end.is_finite() && un.z > 0.0;
+            if stops(un) || compresses_past(un) {
+                let (mut lo, mut hi) = (0.0, h);
+                for _ in 0..80 {
+                    let mid = 0.5 * (lo + hi);
+                    let (_, um) = step(u, mid, forced_dir);
+                    if stops(um) || compresses_past(um) {
+                        hi = mid;
+                    } else {
+                        lo = mid;
+                    }
+                }
+                h = hi;
+                (dp, un) = step(u, h, forced_dir);
+                if stops(un) {
+                    un.x = 0.0;
+                    un.y = 0.0;
+                }
+            }
+            // Work over the step: trapezoid of u · dp (exact for the linear-in-p segments).
+            work += 0.5 * (u + un).dot(dp);
+            p += dp;
+            u = un;
+            if DVec2::new(u.x, u.y).length() > tiny_ut {
+                forced_dir = None;
+            }
+        }
+        if !pz_end.is_finite() && u.z >= -1e-15 * u0.z.abs() {
+            // Maximum compression (u_z = 0): Poisson's rule fixes where the collision ends.
+            u.z = u.z.max(0.0);
+            pz_end = (1.0 + restitution) * p.z;
+        }
+        if pz_end.is_finite() && work > 0.0 {
+            // Energetic consistency: stop before the contact would give energy back beyond
+            // what it took (only reachable through slip reversal in the restitution phase).
+            break;
+        }
+    }
+    (p, u, work)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn law(mu: f64, e: f64) -> ContactLaw {
+        ContactLaw {
+            friction: mu,
+            restitution: e,
+            micro_speed: 0.0,
+        }
+    }
+
+    #[test]
+    fn frictionless_head_on_restitution() {
+        // Two unit point masses: M = 2 I. Relative approach 2 m/s, e = 0.5 -> p_z = 1.5.
+        let m = DMat3::from_diagonal(DVec3::splat(2.0));
+        let r = collision_impulse(&m, DVec3::new(0.0, 0.0, -2.0), &law(0.0, 0.5));
+        assert!((r.impulse.z - 1.5).abs() < 1e-9, "{r:?}");
+        assert!((r.final_velocity.z - 1.0).abs() < 1e-9);
+        assert!(r.energy_change < 0.0);
+    }
+
+    #[test]
+    fn sliding_particle_on_ground_stops_when_friction_suffices() {
+        // Unit point mass against the ground: M = I. u = (1, 0, -1), μ = 2, e = 0:
+        // p_z ends at 1, friction could remove up to 2 m/s of slip: it sticks at p_z = 0.5.
+        let m = DMat3::IDENTITY;
+        let r = collision_impulse(&m, DVec3::new(1.0, 0.0, -1.0), &law(2.0, 0.0));
+        assert!((r.impulse.z - 1.0).abs() < 1e-9, "{r:?}");
+        assert!((r.impulse.x + 1.0).abs() < 1e-9, "{r:?}");
+        assert!(r.final_velocity.x.abs() < 1e-9);
+        // Sliding all along: μ = 0.3 removes 0.3 * (1+e) p_z of slip.
+        let r = collision_impulse(&m, DVec3::new(1.0, 0.0, -1.0), &law(0.3, 1.0));
+        assert!((r.impulse.z - 2.0).abs() < 1e-9);
+        assert!((r.final_velocity.x - (1.0 - 0.6)).abs() < 1e-9, "{r:?}");
+    }
+
+    #[test]
+    fn microcollision_reverses_inside_cone() {
+        let m = DMat3::IDENTITY;
+        let l = ContactLaw {
+            friction: 0.5,
+            restitution: 0.2,
+            micro_speed: 0.1,
+        };
+        let r = collision_impulse(&m, DVec3::new(0.01, 0.0, -0.05), &l);
+        assert_eq!(r.kind, ImpulseKind::Micro);
+        assert!((r.final_velocity - DVec3::new(-0.01, 0.0, 0.05)).length() < 1e-12);
+        assert!(r.energy_change.abs() < 1e-15);
+        // Outside the cone: full computation with e = 1 along the normal.
+        let r = collision_impulse(&m, DVec3::new(0.2, 0.0, -0.05), &l);
+        assert_eq!(r.kind, ImpulseKind::Full);
+        assert!((r.final_velocity.z - 0.05).abs() < 1e-9, "{r:?}");
+        assert!((r.final_velocity.x - (0.2 - 0.5 * 0.1)).abs() < 1e-9, "{r:?}");
+    }
+}

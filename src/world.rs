@@ -1,6 +1,37 @@
-//! The world: bodies built from a scene, and the frame loop (API skeleton; implementation pending).
+//! The world and its frame loop (Mirtich & Canny 1994, §3).
+//!
+//! One frame, top to bottom ([`World::step_frame`]):
+//! 1. **sync**: every moving body is at the frame start `t₀` (they were advanced there at the end
+//!    of the previous frame);
+//! 2. **swept boxes** over `[t₀, t₁]` ([`crate::swept_aabb`]);
+//! 3. **broad phase**: overlapping boxes ([`crate::broad_phase`]);
+//! 4. **pair bounds**: a coarse (bounding-sphere) time-of-impact bound per pair into the heap;
+//! 5. **event loop**: pop the earliest entry; skip it if stale; advance its two bodies to its
+//!    time; measure the true distance ([`crate::narrow_phase`]); within ε_c and approaching:
+//!    resolve ([`crate::collision_impulse`]), then recompute both bodies' boxes and bound their
+//!    pairs again; otherwise bound the pair again from the true distance;
+//! 6. advance everything to `t₁` (the output frame).
+//!
+//! ## Distance targets
+//! A pair farther than ε_c is bounded to the time it could reach ε_c/2, so a collision is caught
+//! with the distance in (0, ε_c] and nothing penetrates by construction. A pair already within
+//! ε_c and not approaching (resting contact between microcollisions) is bounded to the time its
+//! distance bound returns to its present value — exactly when a hop lands again, so resting
+//! bodies neither sink nor drift. When that return would come implausibly soon (a bound closing
+//! from the start, from spin, or a near-zero hop), the target is the present distance less ε_c/4
+//! instead, which guarantees progress.
 
-use crate::scene::{Motion, Scene, SceneError};
+use crate::body::Body;
+use crate::broad_phase::BroadPhase;
+use crate::collision_impulse::{collision_frame, collision_impulse, collision_matrix, ContactLaw, ImpulseKind};
+use crate::event_heap::{BoundKind, EventHeap, PairEvent};
+use crate::mass_properties::{mass_properties, principal_axes};
+use crate::material::{combine, Material};
+use crate::narrow_phase::{proximity, Collider, ContactPoint, Pose};
+use crate::scene::{MassSpec, Motion, Scene, SceneError};
+use crate::shape::Shape;
+use crate::swept_aabb::{swept_aabb, Aabb};
+use crate::toi_bound::DistanceBound;
 use glam::{DQuat, DVec3};
 
 /// A body's state in its user frame (the frame its scene entry was written in).
@@ -19,11 +50,11 @@ pub struct BodyState {
 /// Event and work counters (summary.json `counts`).
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Counts {
-    /// Collisions resolved with the full impulse integration.
+    /// Contact impulses from the full integration of eq. 9.
     pub collisions: u64,
-    /// Microcollisions resolved with the velocity-reversing impulse (§4.5).
+    /// Contact impulses from the velocity-reversing microcollision rule (§4.5).
     pub microcollisions: u64,
-    /// Time-of-impact bounds computed.
+    /// Time-of-impact bounds computed (coarse and fine).
     pub toi_bounds: u64,
     /// Entries popped from the event heap (stale ones included).
     pub heap_pops: u64,
@@ -31,6 +62,10 @@ pub struct Counts {
     pub stale_pops: u64,
     /// Narrow-phase proximity queries.
     pub distance_queries: u64,
+    /// Candidate pairs from the broad phase at frame starts.
+    pub broad_phase_pairs: u64,
+    /// Contacts still approaching after the per-event iteration cap (should stay 0).
+    pub unresolved_contacts: u64,
     /// Frames completed.
     pub frames: u64,
 }
@@ -50,49 +85,505 @@ pub enum SimError {
 
 /// The simulated world.
 pub struct World {
-    _private: (),
+    bodies: Vec<Body>,
+    materials: Vec<Material>,
+    gravity: DVec3,
+    frame_period: f64,
+    epsilon: f64,
+    /// Microcollision normal-speed threshold, sqrt(2 g ε_c) (§4.5).
+    micro_speed: f64,
+    /// Shortest hop return accepted as a bound (see the module doc).
+    min_return_time: f64,
+    time: f64,
+    frame_end: f64,
+    heap: EventHeap,
+    broad: BroadPhase,
+    boxes: Vec<Aabb>,
+    counts: Counts,
+    max_penetration: f64,
+    points: Vec<ContactPoint>,
+    candidates: Vec<u32>,
+}
+
+fn scene_error(scene: &Scene, body: &crate::scene::BodySpec, msg: impl std::fmt::Display) -> SceneError {
+    let _ = scene;
+    SceneError {
+        message: format!("{}: body \"{}\": {}", body.origin, body.name, msg),
+    }
 }
 
 impl World {
-    /// Builds the world from a validated scene: mass properties, colliders, initial-overlap check.
+    /// Builds the world from a validated scene: mass properties, principal frames, colliders,
+    /// and a check that no two bodies overlap at the start.
     pub fn new(scene: &Scene) -> Result<World, SceneError> {
-        let _ = scene;
-        todo!()
+        let names: Vec<&String> = scene.materials.keys().collect();
+        let materials: Vec<Material> = scene.materials.values().copied().collect();
+        let mut bodies = Vec::with_capacity(scene.bodies.len());
+        for spec in &scene.bodies {
+            let material = names
+                .iter()
+                .position(|n| **n == spec.material)
+                .ok_or_else(|| scene_error(scene, spec, format!("unknown material \"{}\"", spec.material)))?;
+            let is_plane = matches!(spec.shape, Shape::Plane { .. });
+            if is_plane && spec.motion != Motion::Fixed {
+                return Err(scene_error(scene, spec, "a plane must be a fixed body"));
+            }
+            // Body frame: centre of mass and principal axes for dynamic bodies; the shape frame
+            // itself for fixed and kinematic ones (a kinematic body spins about its own origin).
+            let (com, axes, inv_mass, inertia) = if spec.motion == Motion::Dynamic {
+                let unit = mass_properties(&spec.shape, 1.0).map_err(|e| scene_error(scene, spec, e))?;
+                let mass = match spec.mass {
+                    MassSpec::Mass(m) => m,
+                    MassSpec::Density(rho) => rho * unit.mass,
+                };
+                let scale = mass / unit.mass;
+                let (moments, axes) = principal_axes(unit.inertia * scale);
+                let moments = spec.inertia.unwrap_or(moments);
+                if !(mass > 0.0 && mass.is_finite()) || !(moments.min_element() > 0.0 && moments.is_finite()) {
+                    return Err(scene_error(scene, spec, format!("mass {mass} and inertia {moments} must be finite and > 0")));
+                }
+                (unit.center_of_mass, axes, 1.0 / mass, moments)
+            } else {
+                (DVec3::ZERO, DQuat::IDENTITY, 0.0, DVec3::INFINITY)
+            };
+            let shape_to_body = Pose {
+                position: axes.inverse() * -com,
+                orientation: axes.inverse(),
+            };
+            let collider = Collider::new(&spec.shape, shape_to_body).map_err(|e| scene_error(scene, spec, e))?;
+            let q_user = spec.orientation.normalize();
+            let offset = q_user * com;
+            let mut body = Body {
+                name: spec.name.clone(),
+                motion: spec.motion,
+                time: 0.0,
+                position: spec.position + offset,
+                orientation: (q_user * axes).normalize(),
+                velocity: if spec.motion == Motion::Fixed {
+                    DVec3::ZERO
+                } else {
+                    spec.velocity + spec.angular_velocity.cross(offset)
+                },
+                angular_velocity: if spec.motion == Motion::Fixed { DVec3::ZERO } else { spec.angular_velocity },
+                inv_mass,
+                inertia,
+                inv_inertia: if spec.motion == Motion::Dynamic { 1.0 / inertia } else { DVec3::ZERO },
+                version: 0,
+                max_angular_speed: 0.0,
+                bounding_radius: collider.bounding_radius(),
+                rotation_radius: collider.rotation_radius(),
+                convex: !matches!(spec.shape, Shape::Compound { .. }),
+                collider,
+                material,
+                com_in_shape: com,
+                principal_axes: axes,
+            };
+            body.refresh_bounds();
+            bodies.push(body);
+        }
+        let g = scene.world.gravity;
+        let eps = scene.world.collision_epsilon;
+        let delta = eps / 4.0;
+        let mut world = World {
+            bodies,
+            materials,
+            gravity: g,
+            frame_period: scene.world.frame_period,
+            epsilon: eps,
+            micro_speed: (2.0 * g.length() * eps).sqrt(),
+            min_return_time: if g.length() > 0.0 { (2.0 * delta / g.length()).sqrt() } else { 0.0 },
+            time: 0.0,
+            frame_end: 0.0,
+            heap: EventHeap::default(),
+            broad: BroadPhase::default(),
+            boxes: Vec::new(),
+            counts: Counts::default(),
+            max_penetration: 0.0,
+            points: Vec::new(),
+            candidates: Vec::new(),
+        };
+        world.check_initial_overlaps(scene)?;
+        Ok(world)
     }
+
+    /// Reports the first pair of bodies that overlap at t = 0, by name.
+    fn check_initial_overlaps(&mut self, scene: &Scene) -> Result<(), SceneError> {
+        let pairs = self.collect_pairs(0.0);
+        let mut overlaps = Vec::new();
+        for (a, b) in pairs {
+            let d = self.measure(a, b);
+            if d < -1e-9 {
+                overlaps.push(format!(
+                    "\"{}\" and \"{}\" overlap by {:.3e} m",
+                    self.bodies[a].name, self.bodies[b].name, -d
+                ));
+            }
+        }
+        self.counts = Counts::default();
+        if overlaps.is_empty() {
+            Ok(())
+        } else {
+            let n = overlaps.len();
+            overlaps.truncate(10);
+            Err(SceneError {
+                message: format!(
+                    "{}: {} pair(s) of bodies overlap at t = 0: {}{}",
+                    scene.source.display(),
+                    n,
+                    overlaps.join("; "),
+                    if n > 10 { "; …" } else { "" }
+                ),
+            })
+        }
+    }
+
     /// Current simulated time (s).
     pub fn time(&self) -> f64 {
-        todo!()
+        self.time
     }
     /// Number of bodies (all motions).
     pub fn body_count(&self) -> usize {
-        todo!()
+        self.bodies.len()
     }
     /// Name of body `i`.
     pub fn body_name(&self, i: usize) -> &str {
-        let _ = i;
-        todo!()
+        &self.bodies[i].name
     }
     /// Motion of body `i`.
     pub fn body_motion(&self, i: usize) -> Motion {
-        let _ = i;
-        todo!()
+        self.bodies[i].motion
+    }
+    /// Body `i` (its state is at the world time between frames).
+    pub fn body(&self, i: usize) -> &Body {
+        &self.bodies[i]
+    }
+    /// Index of the body called `name`.
+    pub fn body_index(&self, name: &str) -> Option<usize> {
+        self.bodies.iter().position(|b| b.name == name)
     }
     /// State of body `i` at the current world time, in its user frame.
     pub fn body_state(&self, i: usize) -> BodyState {
-        let _ = i;
-        todo!()
-    }
-    /// Advances one frame period, or less to stop exactly at `until` (s).
-    pub fn step_frame(&mut self, until: f64) -> Result<(), SimError> {
-        let _ = until;
-        todo!()
+        self.bodies[i].user_state()
     }
     /// Counters so far.
     pub fn counts(&self) -> &Counts {
-        todo!()
+        &self.counts
     }
     /// Largest penetration depth seen at any event or frame (m, >= 0).
     pub fn max_penetration(&self) -> f64 {
-        todo!()
+        self.max_penetration
+    }
+    /// Gravity (m/s²).
+    pub fn gravity(&self) -> DVec3 {
+        self.gravity
+    }
+    /// Total kinetic energy of the dynamic bodies (J).
+    pub fn kinetic_energy(&self) -> f64 {
+        self.bodies.iter().map(Body::kinetic_energy).sum()
+    }
+    /// Total gravitational potential energy of the dynamic bodies, `-m g·x` (J).
+    pub fn potential_energy(&self) -> f64 {
+        self.bodies
+            .iter()
+            .filter(|b| b.is_dynamic())
+            .map(|b| -self.gravity.dot(b.position) / b.inv_mass)
+            .sum()
+    }
+    /// Total linear momentum of the dynamic bodies (kg m/s).
+    pub fn momentum(&self) -> DVec3 {
+        self.bodies
+            .iter()
+            .filter(|b| b.is_dynamic())
+            .map(|b| b.velocity / b.inv_mass)
+            .sum()
+    }
+
+    /// Advances one frame period, or less to stop exactly at `until` (s).
+    pub fn step_frame(&mut self, until: f64) -> Result<(), SimError> {
+        if until <= self.time {
+            return Ok(());
+        }
+        let t0 = self.time;
+        let t1 = (t0 + self.frame_period).min(until);
+        self.frame_end = t1;
+
+        // Swept boxes and broad phase over [t0, t1], then coarse bounds into the heap.
+        let pairs = self.collect_pairs(t1 - t0);
+        self.counts.broad_phase_pairs += pairs.len() as u64;
+        for (a, b) in pairs {
+            self.push_coarse(a, b, t0);
+        }
+
+        // The event loop.
+        while let Some(ev) = self.heap.pop_before(t1) {
+            self.counts.heap_pops += 1;
+            let (a, b) = (ev.a as usize, ev.b as usize);
+            if self.bodies[a].version != ev.version_a || self.bodies[b].version != ev.version_b {
+                self.counts.stale_pops += 1;
+                continue;
+            }
+            let t = ev.time;
+            self.bodies[a].advance_to(t, self.gravity);
+            self.bodies[b].advance_to(t, self.gravity);
+            self.process_pair(a, b, t)?;
+        }
+        self.heap.clear();
+
+        // Advance everything to the frame time for output.
+        for i in 0..self.bodies.len() {
+            self.bodies[i].advance_to(t1, self.gravity);
+            if !self.bodies[i].is_finite() {
+                return Err(self.non_finite(i, t1));
+            }
+        }
+        self.time = t1;
+        self.counts.frames += 1;
+        Ok(())
+    }
+
+    fn non_finite(&self, i: usize, t: f64) -> SimError {
+        SimError::NonFinite {
+            body: self.bodies[i].name.clone(),
+            time: t,
+        }
+    }
+
+    /// Swept box of body `i` from its current state over `dt`.
+    fn body_box(&self, i: usize, dt: f64) -> Aabb {
+        let b = &self.bodies[i];
+        match b.motion {
+            Motion::Fixed => {
+                let (min, max) = b.collider.aabb(&b.pose());
+                Aabb { min, max }
+            }
+            Motion::Kinematic => swept_aabb(b.position, b.velocity, DVec3::ZERO, dt, b.bounding_radius),
+            Motion::Dynamic => swept_aabb(b.position, b.velocity, self.gravity, dt, b.bounding_radius),
+        }
+    }
+
+    /// Rebuilds all swept boxes over `dt` and returns the overlapping pairs (at least one
+    /// dynamic body in each).
+    fn collect_pairs(&mut self, dt: f64) -> Vec<(usize, usize)> {
+        let n = self.bodies.len();
+        self.boxes.clear();
+        for i in 0..n {
+            let b = self.body_box(i, dt);
+            self.boxes.push(b);
+        }
+        let bodies = &self.bodies;
+        self.broad.reset(&self.boxes, |i| bodies[i].motion != Motion::Fixed);
+        for i in 0..n {
+            self.broad.insert(i, &self.boxes[i]);
+        }
+        let mut pairs = Vec::new();
+        let mut cand = std::mem::take(&mut self.candidates);
+        for i in 0..n {
+            if self.bodies[i].motion == Motion::Fixed {
+                continue;
+            }
+            self.broad.query(i, &self.boxes[i], &self.boxes, &mut cand);
+            for &j in &cand {
+                let j = j as usize;
+                let other_moves = self.bodies[j].motion != Motion::Fixed;
+                if other_moves && j < i {
+                    continue; // found from j's side
+                }
+                if self.bodies[i].is_dynamic() || self.bodies[j].is_dynamic() {
+                    pairs.push((i.min(j), i.max(j)));
+                }
+            }
+        }
+        self.candidates = cand;
+        pairs
+    }
+
+    /// True proximity of a pair at the bodies' current states; fills `self.points`.
+    fn measure(&mut self, a: usize, b: usize) -> f64 {
+        self.counts.distance_queries += 1;
+        let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
+        let d = proximity(&ba.collider, &ba.pose(), &bb.collider, &bb.pose(), self.epsilon, &mut self.points);
+        if -d > self.max_penetration {
+            self.max_penetration = -d;
+        }
+        d
+    }
+
+    /// Pushes a bounding-sphere bound for pair (a, b), both at time `t`.
+    fn push_coarse(&mut self, a: usize, b: usize, t: f64) {
+        self.counts.toi_bounds += 1;
+        let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
+        let d = ba.position - bb.position;
+        let dist = d.length();
+        let radii = ba.bounding_radius + bb.bounding_radius;
+        let dt = if dist > 0.0 && radii.is_finite() {
+            // Bounding spheres are invariant under rotation: only the centres matter.
+            let n = d / dist;
+            let bound = DistanceBound {
+                d0: dist - radii,
+                c1: n.dot(ba.velocity - bb.velocity),
+                c2: n.dot(ba.acceleration(self.gravity) - bb.acceleration(self.gravity)),
+            };
+            bound.time_to(self.epsilon)
+        } else {
+            0.0
+        };
+        self.push(a, b, t + dt, BoundKind::Coarse);
+    }
+
+    fn push(&mut self, a: usize, b: usize, time: f64, kind: BoundKind) {
+        if time < self.frame_end {
+            self.heap.push(PairEvent {
+                time,
+                a: a as u32,
+                b: b as u32,
+                version_a: self.bodies[a].version,
+                version_b: self.bodies[b].version,
+                kind,
+            });
+        }
+    }
+
+    /// Normal relative velocity of the contact point (negative: approaching).
+    fn normal_speed(&self, a: usize, b: usize, p: &ContactPoint) -> f64 {
+        let u = self.bodies[a].point_velocity(p.position) - self.bodies[b].point_velocity(p.position);
+        u.dot(p.normal)
+    }
+
+    /// Handles a popped, current entry: both bodies are at `t`.
+    fn process_pair(&mut self, a: usize, b: usize, t: f64) -> Result<(), SimError> {
+        let d = self.measure(a, b);
+        if d <= self.epsilon && self.resolve_contacts(a, b) {
+            for i in [a, b] {
+                if !self.bodies[i].is_finite() {
+                    return Err(self.non_finite(i, t));
+                }
+            }
+            self.rebound_after_change(a, b, t);
+        } else {
+            self.push_fine(a, b, d, t);
+        }
+        Ok(())
+    }
+
+    /// Pushes a bound for (a, b) from the proximity just measured (`d`, `self.points`).
+    fn push_fine(&mut self, a: usize, b: usize, d: f64, t: f64) {
+        self.counts.toi_bounds += 1;
+        let eps = self.epsilon;
+        let within = d <= eps;
+        if within {
+            let approaching = self
+                .points
+                .iter()
+                .filter(|p| p.separation <= eps)
+                .any(|p| self.normal_speed(a, b, p) < -1e-12);
+            if approaching {
+                self.push(a, b, t, BoundKind::Fine);
+                return;
+            }
+        }
+        let n = self.points.first().map_or(DVec3::Z, |p| p.normal);
+        let (ma, mb) = (self.bodies[a].motion_bound(self.gravity), self.bodies[b].motion_bound(self.gravity));
+        let bound = if self.bodies[a].convex && self.bodies[b].convex {
+            DistanceBound::separating_axis(d, n, &ma, &mb)
+        } else {
+            DistanceBound::isotropic(d, &ma, &mb)
+        };
+        let dt = if !within {
+            bound.time_to(eps / 2.0)
+        } else {
+            let back = bound.return_time();
+            if back >= self.min_return_time {
+                back
+            } else {
+                bound.time_to(d - eps / 4.0)
+            }
+        };
+        self.push(a, b, t + dt, BoundKind::Fine);
+    }
+
+    /// Applies collision impulses at the approaching contact points of `self.points`, most
+    /// approaching first, until none approaches. Returns true if any impulse was applied.
+    fn resolve_contacts(&mut self, a: usize, b: usize) -> bool {
+        let eps = self.epsilon;
+        let material = combine(&self.materials[self.bodies[a].material], &self.materials[self.bodies[b].material]);
+        let law = ContactLaw {
+            friction: material.friction,
+            restitution: material.restitution,
+            micro_speed: self.micro_speed,
+        };
+        let points: Vec<ContactPoint> = self.points.iter().filter(|p| p.separation <= eps).copied().collect();
+        let mut any = false;
+        let cap = 8 * points.len().max(1);
+        for iteration in 0..=cap {
+            let mut worst = None;
+            let mut worst_un = -1e-12;
+            for (k, p) in points.iter().enumerate() {
+                let un = self.normal_speed(a, b, p);
+                if un < worst_un {
+                    worst_un = un;
+                    worst = Some(k);
+                }
+            }
+            let Some(k) = worst else { break };
+            if iteration == cap {
+                self.counts.unresolved_contacts += 1;
+                break;
+            }
+            let p = points[k];
+            let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
+            let (ra, rb) = (p.position - ba.position, p.position - bb.position);
+            let k_world = collision_matrix(ba.inv_mass, &ba.inv_inertia_world(), ra, bb.inv_mass, &bb.inv_inertia_world(), rb);
+            let frame = collision_frame(p.normal);
+            let m = frame.transpose() * k_world * frame;
+            let u = frame.transpose() * (ba.point_velocity(p.position) - bb.point_velocity(p.position));
+            let result = collision_impulse(&m, u, &law);
+            match result.kind {
+                ImpulseKind::Separating => break,
+                ImpulseKind::Micro => self.counts.microcollisions += 1,
+                ImpulseKind::Full => self.counts.collisions += 1,
+            }
+            let impulse = frame * result.impulse;
+            self.bodies[a].apply_impulse(impulse, p.position);
+            self.bodies[b].apply_impulse(-impulse, p.position);
+            any = true;
+        }
+        if any {
+            for i in [a, b] {
+                self.bodies[i].refresh_bounds();
+            }
+        }
+        any
+    }
+
+    /// After a and b changed velocity at time t: new versions, new swept boxes, and new bounds
+    /// for every pair whose boxes now overlap.
+    fn rebound_after_change(&mut self, a: usize, b: usize, t: f64) {
+        let changed: Vec<usize> = [a, b].into_iter().filter(|&i| self.bodies[i].is_dynamic()).collect();
+        for &i in &changed {
+            self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
+            let bx = self.body_box(i, self.frame_end - t);
+            self.boxes[i] = bx;
+            self.broad.insert(i, &bx);
+        }
+        // The colliding pair itself: positions are unchanged, so re-measure is cheap and exact.
+        let d = self.measure(a, b);
+        self.push_fine(a, b, d, t);
+        let mut cand = std::mem::take(&mut self.candidates);
+        for &i in &changed {
+            let bx = self.boxes[i];
+            self.broad.query(i, &bx, &self.boxes, &mut cand);
+            for &j in &cand {
+                let j = j as usize;
+                if j == a || j == b {
+                    continue;
+                }
+                if !self.bodies[i].is_dynamic() && !self.bodies[j].is_dynamic() {
+                    continue;
+                }
+                self.bodies[j].advance_to(t, self.gravity);
+                self.push_coarse(i.min(j), i.max(j), t);
+            }
+        }
+        self.candidates = cand;
     }
 }

@@ -1,0 +1,10 @@
+//! Physics validation against closed forms (one module per behaviour, one test binary).
+#[path = "../common/mod.rs"]
+mod common;
+
+mod closed_box;
+mod collisions;
+mod free_fall;
+mod rolling;
+mod slope;
+mod tunneling;
