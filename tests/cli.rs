@@ -1,0 +1,310 @@
+//! The `tumble` binary: exit codes, messages and output files.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn tumble(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tumble"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("failed to start tumble")
+}
+
+/// A fresh, empty directory for one test.
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tumble-cli-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn bad_scene(dir: &Path) -> PathBuf {
+    let path = dir.join("bad.toml");
+    std::fs::write(
+        &path,
+        "[[bodies]]\nname = \"ball\"\nshape = { type = \"sphere\", radius = 0.1 }\nmass = -1\n",
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn check_refuses_a_bad_scene_with_exit_code_2() {
+    let dir = temp_dir("check-bad");
+    let path = bad_scene(&dir);
+    let out = tumble(&["check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    let expected = format!(
+        "{}:4:8: bodies[0] \"ball\": mass must be > 0 (got -1)",
+        path.display()
+    );
+    assert!(stderr.contains(&expected), "stderr: {stderr}");
+    assert!(out.stdout.is_empty());
+    // `run` refuses it the same way, before creating any output.
+    let out_dir = dir.join("out");
+    let out = tumble(&[
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains(&expected));
+    assert!(!out_dir.exists());
+}
+
+#[test]
+fn check_accepts_a_good_scene() {
+    let out = tumble(&["check", "scenes/ramp.toml"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("scenes/ramp.toml: OK"), "{stdout}");
+    assert!(
+        stdout.contains("bodies: 3 (1 dynamic, 2 fixed, 0 kinematic)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("default (restitution 0.3, friction 0.5; 3 bodies)"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn check_reports_initial_overlaps() {
+    let dir = temp_dir("check-overlap");
+    let path = dir.join("overlap.toml");
+    std::fs::write(
+        &path,
+        "[[bodies]]\nname = \"a\"\nshape = { type = \"sphere\", radius = 1 }\nmass = 1\n\n\
+         [[bodies]]\nname = \"b\"\nshape = { type = \"sphere\", radius = 1 }\nmass = 1\nposition = [1, 0, 0]\n",
+    )
+    .unwrap();
+    let out = tumble(&["check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("\"a\"") && stderr.contains("\"b\"") && stderr.contains("overlap"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn gpu_backend_is_refused_for_now() {
+    let dir = temp_dir("gpu");
+    let out = tumble(&[
+        "run",
+        "scenes/ramp.toml",
+        "--backend",
+        "gpu",
+        "--out",
+        dir.join("out").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("GPU backend not available in this build"));
+}
+
+#[test]
+fn bad_command_lines_exit_2() {
+    let out = tumble(&["run", "scenes/ramp.toml", "--backend", "tpu"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = tumble(&["run", "scenes/ramp.toml", "--duration", "-1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--duration must be a finite number >= 0 (got -1)"));
+    let out = tumble(&["check", "scenes/no-such-scene.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("scenes/no-such-scene.toml: cannot read scene file"));
+}
+
+#[test]
+fn unwritable_output_exits_1_naming_the_path() {
+    let dir = temp_dir("unwritable");
+    // A file where the output directory should be.
+    let blocker = dir.join("blocker");
+    std::fs::write(&blocker, "not a directory").unwrap();
+    let out_dir = blocker.join("out");
+    let out = tumble(&[
+        "run",
+        "scenes/ramp.toml",
+        "--duration",
+        "0.02",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(&format!("cannot write {}", out_dir.display())),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn run_writes_frames_and_summary() {
+    let dir = temp_dir("run");
+    let out_dir = dir.join("ramp");
+    let out = tumble(&[
+        "run",
+        "scenes/ramp.toml",
+        "--duration",
+        "0.2",
+        "--backend",
+        "auto",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("0.2 s of scenes/ramp.toml"), "{stdout}");
+    assert!(
+        stdout.contains("frames.csv") && stdout.contains("summary.json"),
+        "{stdout}"
+    );
+
+    let frames = std::fs::read_to_string(out_dir.join("frames.csv")).unwrap();
+    let mut lines = frames.lines();
+    assert_eq!(
+        lines.next(),
+        Some("t,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    // Only the ball moves: one row per frame, t = 0 then every 0.02 s up to 0.2.
+    assert_eq!(rows.len(), 11);
+    assert!(rows.iter().all(|r| r.len() == 15 && r[1] == "ball"));
+    assert_eq!(
+        rows[0],
+        [
+            "0",
+            "ball",
+            "-1.0756440831575884",
+            "0",
+            "1.1532574503502606",
+            "1",
+            "0",
+            "0",
+            "0",
+            "0",
+            "0",
+            "0",
+            "0",
+            "0",
+            "0"
+        ]
+    );
+    let times: Vec<f64> = rows.iter().map(|r| r[0].parse().unwrap()).collect();
+    assert!(times.windows(2).all(|w| w[1] > w[0]));
+    assert!((times[10] - 0.2).abs() < 1e-12);
+    // The ball has moved downhill (towards +x) by the end.
+    let x_end: f64 = rows[10][2].parse().unwrap();
+    assert!(x_end > -1.0756440831575884, "{x_end}");
+
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("summary.json")).unwrap())
+            .unwrap();
+    for key in [
+        "bodies",
+        "counts",
+        "max_penetration",
+        "sim_time",
+        "wall_time",
+        "backend",
+        "scene",
+        "error",
+    ] {
+        assert!(summary.get(key).is_some(), "summary.json lacks {key}");
+    }
+    assert_eq!(summary["backend"], "cpu");
+    assert_eq!(summary["scene"], "scenes/ramp.toml");
+    assert_eq!(summary["error"], serde_json::Value::Null);
+    assert!((summary["sim_time"].as_f64().unwrap() - 0.2).abs() < 1e-12);
+    assert!(summary["wall_time"].as_f64().unwrap() >= 0.0);
+    assert!(summary["counts"]["collisions"].is_u64());
+    assert!(summary["counts"]["frames"].as_u64().unwrap() >= 10);
+    let bodies = summary["bodies"].as_array().unwrap();
+    assert_eq!(bodies.len(), 3);
+    let ball = bodies.iter().find(|b| b["name"] == "ball").unwrap();
+    assert_eq!(ball["motion"], "dynamic");
+    assert_eq!(ball["orientation"].as_array().unwrap().len(), 4);
+    // The summary's end state is the last frame's.
+    assert_eq!(ball["position"][0].as_f64().unwrap(), x_end);
+    let floor = bodies.iter().find(|b| b["name"] == "floor").unwrap();
+    assert_eq!(floor["motion"], "fixed");
+    assert_eq!(floor["position"], serde_json::json!([0.0, 0.0, -0.5]));
+    assert_eq!(
+        floor["orientation"],
+        serde_json::json!([1.0, 0.0, 0.0, 0.0])
+    );
+}
+
+#[test]
+fn default_output_directory_is_out_slash_stem() {
+    let dir = temp_dir("default-out");
+    let scene = dir.join("tiny.toml");
+    std::fs::write(
+        &scene,
+        "[world]\nduration = 0.04\n[[bodies]]\nname = \"ball\"\nshape = { type = \"sphere\", radius = 0.1 }\nmass = 1\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_tumble"))
+        .args(["run", "tiny.toml"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let frames = std::fs::read_to_string(dir.join("out/tiny/frames.csv")).unwrap();
+    // Free fall: t = 0, 0.02, 0.04.
+    assert_eq!(frames.lines().count(), 4);
+    assert!(dir.join("out/tiny/summary.json").exists());
+}
+
+#[test]
+fn a_simulation_error_exits_1_and_keeps_the_frames_so_far() {
+    let dir = temp_dir("sim-error");
+    let scene = dir.join("rocket.toml");
+    // 1e308 m/s: finite at t = 1 s, infinite at t = 2 s, which the world reports as an error.
+    std::fs::write(
+        &scene,
+        "[world]\nduration = 4\nframe_period = 1\ngravity = [0, 0, 0]\n[[bodies]]\nname = \"rocket\"\n\
+         shape = { type = \"sphere\", radius = 1 }\nmass = 1\nvelocity = [1e308, 0, 0]\n",
+    )
+    .unwrap();
+    let out_dir = dir.join("out");
+    let out = tumble(&[
+        "run",
+        scene.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("simulation failed") && stderr.contains("rocket"),
+        "{stderr}"
+    );
+    let frames = std::fs::read_to_string(out_dir.join("frames.csv")).unwrap();
+    let times: Vec<&str> = frames
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
+    assert_eq!(times, ["0", "1"]);
+    assert!(frames
+        .lines()
+        .nth(2)
+        .unwrap()
+        .starts_with("1,rocket,1e308,0,0,"));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("summary.json")).unwrap())
+            .unwrap();
+    let error = summary["error"].as_str().unwrap();
+    assert!(
+        error.contains("non-finite") && error.contains("rocket"),
+        "{error}"
+    );
+    assert!(summary["sim_time"].as_f64().unwrap() < 4.0);
+}
