@@ -1,0 +1,393 @@
+//! The CPU twins on their own (no device): swept boxes contain the sampled motion, the broad
+//! phase equals brute force, pair bounds stay below exact distances, integration is right, and
+//! results do not depend on the thread count.
+
+#[path = "stages_reference.rs"]
+mod reference;
+
+use glam::{DQuat, DVec3};
+use proptest::prelude::*;
+use reference::{centre_at, first_touch, sphere_distance, v64};
+use tumble::stages::broad_phase::{broad_phase, broad_phase_prepare};
+use tumble::stages::integrate::integrate;
+use tumble::stages::pair_bounds::pair_bounds;
+use tumble::stages::scene::random_scene;
+use tumble::stages::swept_aabb::swept_aabb;
+use tumble::stages::{
+    Aabb, BoxOverride, CpuStages, FrameParams, FrameStages, StageBody, MOTION_DYNAMIC,
+    MOTION_FIXED, MOTION_KINEMATIC, TOI_NONE,
+};
+
+fn brute_force(boxes: &[Aabb]) -> Vec<[u32; 2]> {
+    let mut out = Vec::new();
+    for i in 0..boxes.len() {
+        for j in i + 1..boxes.len() {
+            let fixed = boxes[i].motion == MOTION_FIXED && boxes[j].motion == MOTION_FIXED;
+            if !fixed && boxes[i].overlaps(&boxes[j]) {
+                out.push([i as u32, j as u32]);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn swept_boxes_contain_sampled_positions_with_radius() {
+    for (n, offset) in [(500, 0.0f32), (500, 5000.0)] {
+        let (mut bodies, params) = random_scene(n, 1);
+        for b in &mut bodies {
+            b.position[1] -= offset;
+        }
+        let boxes = swept_aabb(&params, &bodies, &[]);
+        for (i, (bx, b)) in boxes.iter().zip(&bodies).enumerate() {
+            assert_eq!(bx.motion, b.motion);
+            let grow = b.bounding_radius as f64 + 0.5 * params.epsilon as f64;
+            let g = params.gravity[2] as f64;
+            let s0 = (params.frame_start - b.time) as f64;
+            let v0 = b.velocity[2] as f64;
+            let apex = -v0 / g - s0; // relative to the frame start
+            let mut times: Vec<f64> = (0..=32)
+                .map(|k| params.frame_period as f64 * k as f64 / 32.0)
+                .collect();
+            if apex > 0.0 && apex < params.frame_period as f64 {
+                times.push(apex);
+            }
+            for t in times {
+                let c = centre_at(&params, b, t);
+                for k in 0..3 {
+                    assert!(
+                        bx.min[k] as f64 <= c[k] - grow && c[k] + grow <= bx.max[k] as f64,
+                        "body {i} at t={t}: {c} ± {grow} not inside {bx:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn swept_box_of_a_fixed_body_is_its_sphere_box_and_overrides_replace_it() {
+    let params = FrameParams::new([0.0, 0.0, -9.81], 0.0, 0.1, 0.0);
+    let b = StageBody {
+        position: [1.0, 2.0, 3.0],
+        velocity: [5.0, 5.0, 5.0], // ignored: fixed bodies do not move
+        bounding_radius: 0.5,
+        motion: MOTION_FIXED,
+        ..Default::default()
+    };
+    let boxes = swept_aabb(&params, &[b], &[]);
+    for k in 0..3 {
+        assert!((boxes[0].min[k] - (b.position[k] - 0.5)).abs() < 1e-5);
+        assert!((boxes[0].max[k] - (b.position[k] + 0.5)).abs() < 1e-5);
+    }
+    let exact = Aabb::new([0.0; 3], [1.0; 3], 99);
+    let boxes = swept_aabb(
+        &params,
+        &[b],
+        &[BoxOverride::new(0, exact), BoxOverride::new(7, exact)],
+    );
+    assert_eq!(boxes[0], Aabb::new([0.0; 3], [1.0; 3], MOTION_FIXED));
+}
+
+#[test]
+fn broad_phase_equals_brute_force_on_scenes() {
+    for n in [0, 1, 2, 3, 10, 63, 64, 65, 255, 256, 257, 600, 3000] {
+        let (bodies, params) = random_scene(n, 2 + n as u64);
+        let boxes = swept_aabb(&params, &bodies, &[]);
+        assert_eq!(broad_phase(&boxes), brute_force(&boxes), "n={n}");
+    }
+}
+
+#[test]
+fn broad_phase_sends_the_floor_to_the_large_list() {
+    let (bodies, params) = random_scene(3000, 5);
+    let boxes = swept_aabb(&params, &bodies, &[]);
+    let (stats, sorted, small) = broad_phase_prepare(&boxes);
+    assert!(small < boxes.len(), "the floor should be large: {stats:?}");
+    assert!(sorted[small..].iter().any(|e| e[1] == 0));
+    let pairs = broad_phase(&boxes);
+    assert!(
+        pairs.iter().any(|p| p[0] == 0),
+        "the floor touches the bottom layer"
+    );
+    assert!(
+        pairs.len() > 300,
+        "a scene with neighbours ({})",
+        pairs.len()
+    );
+}
+
+fn arb_box() -> impl Strategy<Value = Aabb> {
+    (
+        prop::array::uniform3(-50.0f32..50.0),
+        prop::array::uniform3(0.0f32..3.0),
+        0u32..3,
+        prop::bool::weighted(0.05),
+    )
+        .prop_map(|(c, h, motion, huge)| {
+            let h = if huge { h.map(|x| 20.0 * x + 40.0) } else { h };
+            Aabb::new(
+                [0, 1, 2].map(|k| c[k] - h[k]),
+                [0, 1, 2].map(|k| c[k] + h[k]),
+                motion,
+            )
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn broad_phase_equals_brute_force(boxes in prop::collection::vec(arb_box(), 0..400)) {
+        prop_assert_eq!(broad_phase(&boxes), brute_force(&boxes));
+    }
+}
+
+/// Checks both bounds of every pair against the f64 bounding-sphere truth.
+fn check_bounds(bodies: &[StageBody], params: &FrameParams, pairs: &[[u32; 2]]) -> usize {
+    let bounds = pair_bounds(params, bodies, pairs);
+    let mut finite = 0;
+    for pb in &bounds {
+        let (a, b) = (&bodies[pb.a as usize], &bodies[pb.b as usize]);
+        let d = sphere_distance(params, a, b, 0.0);
+        assert!(pb.distance_bound as f64 <= d, "{pb:?}: exact {d}");
+        assert!(pb.toi_bound >= 0.0);
+        if pb.toi_bound != TOI_NONE {
+            assert!(pb.toi_bound <= params.frame_period);
+            if pb.toi_bound > 0.0 {
+                finite += 1;
+            }
+        }
+        // Sampled times before the bound: the spheres are still more than ε/2 apart.
+        let end = (pb.toi_bound as f64).min(params.frame_period as f64);
+        for k in (0..64).filter(|_| end > 0.0) {
+            let t = end * k as f64 / 64.0;
+            let d = sphere_distance(params, a, b, t);
+            assert!(
+                d >= 0.5 * params.epsilon as f64,
+                "{pb:?}: {d} apart at t={t}"
+            );
+        }
+        if let Some(t) = first_touch(params, a, b) {
+            assert!(pb.toi_bound as f64 <= t, "{pb:?}: exact first touch {t}");
+        }
+    }
+    finite
+}
+
+#[test]
+fn pair_bounds_stay_below_exact_distances_on_scenes() {
+    for offset in [0.0f32, 1000.0, -30000.0] {
+        let (mut bodies, params) = random_scene(3000, 3);
+        for b in &mut bodies {
+            b.position[2] += offset;
+        }
+        let boxes = swept_aabb(&params, &bodies, &[]);
+        let pairs = broad_phase(&boxes);
+        check_bounds(&bodies, &params, &pairs);
+    }
+}
+
+/// Head-on, grazing and accelerating pairs, many with a finite TOI bound inside a long frame.
+#[test]
+fn pair_bounds_stay_below_exact_on_approaching_pairs() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+    let params = FrameParams::new([0.0, 0.0, -9.81], 0.25, 0.5, 1e-3);
+    let mut bodies = Vec::new();
+    let mut pairs = Vec::new();
+    for p in 0..2000u32 {
+        let base = [rng.random_range(-2000.0..2000.0f32), 0.0, 0.0];
+        let ra = rng.random_range(0.01..1.0f32);
+        let rb = rng.random_range(0.01..1.0f32);
+        let gap = rng.random_range(0.0..3.0f32);
+        let miss = rng.random_range(-1.0..1.0f32) * (ra + rb) * 1.1; // some graze, some miss
+        let speed = rng.random_range(0.0..20.0f32);
+        let motions = [MOTION_DYNAMIC, MOTION_FIXED, MOTION_KINEMATIC];
+        let ma = motions[rng.random_range(0..3)];
+        let mb = if ma == MOTION_FIXED {
+            MOTION_DYNAMIC
+        } else {
+            motions[rng.random_range(0..3)]
+        };
+        bodies.push(StageBody {
+            position: base,
+            time: rng.random_range(0.0..0.25),
+            velocity: [speed, 0.0, rng.random_range(-5.0..5.0)],
+            bounding_radius: ra,
+            motion: ma,
+            ..Default::default()
+        });
+        bodies.push(StageBody {
+            position: [base[0] + ra + rb + gap, miss, rng.random_range(-1.0..1.0)],
+            time: 0.25,
+            velocity: [
+                -rng.random_range(0.0..5.0f32),
+                0.0,
+                rng.random_range(-5.0..5.0),
+            ],
+            bounding_radius: rb,
+            motion: mb,
+            ..Default::default()
+        });
+        pairs.push([2 * p, 2 * p + 1]);
+    }
+    let finite = check_bounds(&bodies, &params, &pairs);
+    assert!(finite > 300, "finite TOI bounds exercised: {finite}");
+}
+
+#[test]
+fn pair_bound_of_a_head_on_pair_is_tight() {
+    // Two unit spheres 3 m apart closing at 2 m/s: contact (ε/2 = 0) at t = 0.5 s.
+    let params = FrameParams::new([0.0; 3], 0.0, 1.0, 0.0);
+    let a = StageBody {
+        velocity: [1.0, 0.0, 0.0],
+        bounding_radius: 1.0,
+        motion: MOTION_KINEMATIC,
+        ..Default::default()
+    };
+    let b = StageBody {
+        position: [3.0, 0.0, 0.0],
+        velocity: [-1.0, 0.0, 0.0],
+        bounding_radius: 1.0,
+        motion: MOTION_KINEMATIC,
+        ..Default::default()
+    };
+    let pb = pair_bounds(&params, &[a, b], &[[0, 1]])[0];
+    assert!(
+        pb.distance_bound <= 1.0 && pb.distance_bound > 1.0 - 1e-5,
+        "{pb:?}"
+    );
+    assert!(pb.toi_bound <= 0.5 && pb.toi_bound > 0.5 - 1e-5, "{pb:?}");
+    // Receding: never.
+    let a2 = StageBody {
+        velocity: [-1.0, 0.0, 0.0],
+        ..a
+    };
+    assert_eq!(
+        pair_bounds(&params, &[a2, b], &[[0, 1]])[0].toi_bound,
+        TOI_NONE
+    );
+    // Overlapping: now.
+    let b2 = StageBody {
+        position: [1.5, 0.0, 0.0],
+        ..b
+    };
+    assert_eq!(pair_bounds(&params, &[a, b2], &[[0, 1]])[0].toi_bound, 0.0);
+}
+
+fn quat64(q: [f32; 4]) -> DQuat {
+    DQuat::from_xyzw(q[0] as f64, q[1] as f64, q[2] as f64, q[3] as f64)
+}
+
+/// World angular momentum R I Rᵀ ω and kinetic energy ½ ω·(R I Rᵀ ω), in f64.
+fn momentum_energy(b: &StageBody) -> (DVec3, f64) {
+    let q = quat64(b.orientation).normalize();
+    let wb = q.inverse() * v64(b.angular_velocity);
+    let inertia = DVec3::from(b.inv_inertia.map(|i| 1.0 / i as f64));
+    let l = q * (inertia * wb);
+    (l, 0.5 * wb.dot(inertia * wb))
+}
+
+#[test]
+fn integrate_is_ballistic_and_conserves_momentum_and_energy() {
+    let (bodies, params) = random_scene(2000, 4);
+    let mut out = bodies.clone();
+    integrate(&params, &mut out);
+    for (b, o) in bodies.iter().zip(&out) {
+        assert_eq!(o.time, params.frame_start);
+        let dt = (params.frame_start - b.time) as f64;
+        let x = centre_at(&params, b, 0.0);
+        for k in 0..3 {
+            assert!(
+                (o.position[k] as f64 - x[k]).abs() <= 1e-5 * (1.0 + x[k].abs()),
+                "{b:?} -> {o:?}"
+            );
+        }
+        if b.motion == MOTION_FIXED {
+            assert_eq!(o.orientation, b.orientation);
+            continue;
+        }
+        let q = quat64(o.orientation);
+        assert!((q.length() - 1.0).abs() < 1e-5);
+        let inv = b.inv_inertia;
+        if b.motion == MOTION_KINEMATIC || (inv[0] == inv[1] && inv[1] == inv[2]) {
+            let w = v64(b.angular_velocity);
+            let expect = if w.length() > 0.0 {
+                DQuat::from_axis_angle(w.normalize(), w.length() * dt)
+                    * quat64(b.orientation).normalize()
+            } else {
+                quat64(b.orientation)
+            };
+            assert!(q.dot(expect).abs() > 1.0 - 1e-6, "{b:?} -> {o:?}");
+        } else {
+            let (l0, e0) = momentum_energy(b);
+            let (l1, e1) = momentum_energy(o);
+            assert!(
+                (l1 - l0).length() <= 1e-4 * l0.length().max(1e-3),
+                "L {l0} -> {l1}"
+            );
+            assert!((e1 - e0).abs() <= 1e-4 * e0.max(1e-6), "E {e0} -> {e1}");
+        }
+    }
+}
+
+/// Torque-free precession of an asymmetric body over a long step: RK4 sub-steps against a fine
+/// f64 reference of Euler's equations.
+#[test]
+fn integrate_matches_a_fine_euler_reference() {
+    let inv = [1.0f32, 0.5, 0.25];
+    let b = StageBody {
+        orientation: [0.1, 0.2, 0.3, 0.9],
+        angular_velocity: [0.3, 4.0, 0.2],
+        inv_inertia: inv,
+        motion: MOTION_DYNAMIC,
+        time: -1.0,
+        ..Default::default()
+    };
+    let mut b = b;
+    let nq = glam::Vec4::from(b.orientation).normalize();
+    b.orientation = nq.into();
+    let params = FrameParams::new([0.0; 3], 0.0, 0.1, 0.0);
+    let mut out = [b];
+    integrate(&params, &mut out);
+    // Reference: q̇ = ½ q (ω_b, 0), I ω̇_b = (I ω_b) × ω_b, RK4 with 100 000 f64 steps.
+    let inertia = DVec3::from(inv.map(|i| 1.0 / i as f64));
+    let mut qr = quat64(b.orientation).normalize();
+    let mut w = qr.inverse() * v64(b.angular_velocity);
+    let steps = 100_000;
+    let h = 1.0 / steps as f64;
+    let rate = |q: DQuat, w: DVec3| {
+        let dq = q * DQuat::from_xyzw(w.x, w.y, w.z, 0.0) * 0.5;
+        let dw = (inertia * w).cross(w) / inertia;
+        (dq, dw)
+    };
+    for _ in 0..steps {
+        let (q1, w1) = rate(qr, w);
+        let (q2, w2) = rate(qr + q1 * (0.5 * h), w + w1 * (0.5 * h));
+        let (q3, w3) = rate(qr + q2 * (0.5 * h), w + w2 * (0.5 * h));
+        let (q4, w4) = rate(qr + q3 * h, w + w3 * h);
+        qr = (qr + (q1 + q2 * 2.0 + q3 * 2.0 + q4) * (h / 6.0)).normalize();
+        w += (w1 + w2 * 2.0 + w3 * 2.0 + w4) * (h / 6.0);
+    }
+    let q = quat64(out[0].orientation);
+    assert!(q.dot(qr).abs() > 1.0 - 1e-5, "{q:?} vs {qr:?}");
+    let ww = qr * w;
+    assert!(
+        (v64(out[0].angular_velocity) - ww).length() < 1e-3 * ww.length(),
+        "{:?} vs {ww}",
+        out[0].angular_velocity
+    );
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let (bodies, params) = random_scene(5000, 6);
+    let mut one = CpuStages::with_threads(1);
+    let mut all = CpuStages::new();
+    let (mut b1, mut b2) = (bodies.clone(), bodies.clone());
+    let o1 = one.frame(&mut b1, &[], &params).unwrap();
+    let o2 = all.frame(&mut b2, &[], &params).unwrap();
+    assert_eq!(b1, b2);
+    assert_eq!(o1, o2);
+    assert!(!o1.bounds.is_empty());
+}
