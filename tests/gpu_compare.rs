@@ -407,7 +407,9 @@ fn broad_phase_and_frame_match_twin_at_100k() {
     let cpu = broad_phase::broad_phase(&boxes);
     assert_eq!(gpu.broad_phase(&boxes, &params).unwrap(), cpu);
     let mut g = bodies.clone();
-    let out = gpu.frame(&mut g, &floor_override(&bodies), &params).unwrap();
+    let out = gpu
+        .frame(&mut g, &floor_override(&bodies), &params)
+        .unwrap();
     let pairs: Vec<[u32; 2]> = out.bounds.iter().map(|p| [p.a, p.b]).collect();
     assert_eq!(pairs, broad_phase::broad_phase(&out.boxes));
 }

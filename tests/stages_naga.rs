@@ -40,6 +40,7 @@ fn broad_phase_has_all_passes() {
         "broad_phase_sort_local",
         "broad_phase_sort_global",
         "broad_phase_sort_merge",
+        "broad_phase_gather",
         "broad_phase_sweep",
         "broad_phase_large",
         "broad_phase_finish",

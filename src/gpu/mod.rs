@@ -15,9 +15,11 @@
 
 pub mod shader;
 
+use crate::stages::broad_phase::SortEntry;
+
 use crate::stages::{
-    Aabb, BoxOverride, Bump, FrameOutput, FrameParams, FrameStages, PairBound, StageBody,
-    StageError,
+    Aabb, BoxOverride, BroadPhaseStats, Bump, FrameOutput, FrameParams, FrameStages, PairBound,
+    StageBody, StageError,
 };
 use bytemuck::{Pod, Zeroable};
 use std::num::NonZeroU64;
@@ -315,6 +317,7 @@ pub struct GpuStages {
     bump: GrowBuffer,
     stats: GrowBuffer,
     sorted: GrowBuffer,
+    sorted_boxes: GrowBuffer,
     pairs: GrowBuffer,
     pair_dispatch: GrowBuffer,
     bounds: GrowBuffer,
@@ -373,6 +376,7 @@ impl GpuStages {
                 storage_entry(5, false),
                 storage_entry(6, false),
                 storage_entry(7, false),
+                storage_entry(8, false),
             ],
             &[
                 "broad_phase_reduce",
@@ -381,6 +385,7 @@ impl GpuStages {
                 "broad_phase_sort_local",
                 "broad_phase_sort_global",
                 "broad_phase_sort_merge",
+                "broad_phase_gather",
                 "broad_phase_sweep",
                 "broad_phase_large",
                 "broad_phase_finish",
@@ -422,6 +427,7 @@ impl GpuStages {
             bump: grow("tumble.bump", storage),
             stats: grow("tumble.stats", storage),
             sorted: grow("tumble.sorted", storage),
+            sorted_boxes: grow("tumble.sorted_boxes", storage),
             pairs: grow("tumble.pairs", storage),
             pair_dispatch: grow("tumble.pair_dispatch", storage | U::INDIRECT),
             bounds: grow("tumble.bounds", storage),
@@ -491,10 +497,16 @@ impl GpuStages {
             self.overrides
                 .ensure(device, overrides as u64 * size_of::<BoxOverride>(), limit)?;
         grew |= self.boxes.ensure(device, n64 * size_of::<Aabb>(), limit)?;
+        let stats_len = 1 + n64.div_ceil(u64::from(WIDE_WG));
         grew |= self
             .stats
-            .ensure(device, (1 + n64.div_ceil(u64::from(WIDE_WG))) * 48, limit)?;
-        grew |= self.sorted.ensure(device, sort_len * 8, limit)?;
+            .ensure(device, stats_len * size_of::<BroadPhaseStats>(), limit)?;
+        grew |= self
+            .sorted
+            .ensure(device, sort_len * size_of::<SortEntry>(), limit)?;
+        grew |= self
+            .sorted_boxes
+            .ensure(device, n64 * size_of::<Aabb>(), limit)?;
         grew |= self.pairs.ensure(device, cap * 8, limit)?;
         grew |= self
             .bounds
@@ -561,6 +573,7 @@ impl GpuStages {
                         bump_view.clone(),
                         self.stats.buffer.as_entire_binding(),
                         self.sorted.buffer.as_entire_binding(),
+                        self.sorted_boxes.buffer.as_entire_binding(),
                         self.pairs.buffer.as_entire_binding(),
                         self.pair_dispatch.buffer.as_entire_binding(),
                     ],
@@ -688,6 +701,8 @@ impl GpuStages {
                 }
             }
             pass.set_bind_group(0, &bgs.broad_phase, &[0]);
+            pass.set_pipeline(bp.pipeline("broad_phase_gather"));
+            dispatch_threads(&mut pass, n, WG_SIZE);
             pass.set_pipeline(bp.pipeline("broad_phase_sweep"));
             dispatch_threads(&mut pass, n, WG_SIZE);
             pass.set_pipeline(bp.pipeline("broad_phase_large"));

@@ -1,27 +1,39 @@
 //! Stage 3, `broad_phase`: all pairs (a < b) of overlapping swept boxes, except fixed–fixed pairs,
-//! by sort and sweep — the sweep-and-prune of Mirtich & Canny 1994, §4, done once per frame over
-//! swept boxes. Shader: `shaders/broad_phase.wgsl`; each pass's thread is one call of the
-//! same-named `_one` function here.
+//! by sort and sweep in columns — the sweep-and-prune of Mirtich & Canny 1994, §4, done once per
+//! frame over swept boxes. Shader: `shaders/broad_phase.wgsl`; each pass's thread is one call of
+//! the same-named `_one` function here.
 //!
-//! 1. statistics ([`broad_phase_reduce_one`] per 256 boxes, [`broad_phase_setup_one`]): sweep
-//!    axis = largest variance of the box centres; a box is *large* when its extent along the axis
-//!    exceeds max([`LARGE_FACTOR`] × mean extent, standard deviation of the centres);
-//! 2. classification ([`broad_phase_classify_one`]): sort key = box min along the axis as an
-//!    order-preserving u32 ([`float_key`]), [`KEY_MAX`] for large boxes, so they sort last in body
-//!    order; then a sort of (key, body) — bitonic on the GPU, `par_sort_unstable` here, the same
-//!    total order either way;
-//! 3. sweep ([`broad_phase_sweep_one`], one per small box in sorted order): scan forward while the
-//!    next box starts before this one ends. An overlapping pair is always found from the earlier
-//!    of its two boxes, since every box sorted between them starts no later than the second;
+//! A plain one-axis sweep costs N^(5/3) in a 3-D scene: each box scans every box that starts
+//! within its length along the axis (about 1 000 boxes each at 100 000 bodies in the benchmark
+//! scene). So space is also cut into *columns* along a second axis, and each box scans only its
+//! own column and the two next to it:
+//!
+//! 1. statistics ([`broad_phase_reduce_one`] per 256 boxes, [`broad_phase_setup_one`]): sweep axis
+//!    = largest variance of the box centres, column axis = second largest; column width =
+//!    [`COLUMN_FACTOR`] × mean extent along the column axis;
+//! 2. classification ([`broad_phase_classify_one`]): entry (column, key, body, 0) with key = box
+//!    start along the sweep axis as an order-preserving u32 ([`float_key`]). A box is *large* —
+//!    entry ([`KEY_MAX`], [`KEY_MAX`], body, 0), sorted last in body order — when it spans more
+//!    than two columns, or is longer along the sweep axis than max([`LARGE_FACTOR`] × mean extent,
+//!    standard deviation of the centres): a huge fixed floor would otherwise make one thread scan
+//!    everything. Then a sort of the entries (bitonic on the GPU, `par_sort_unstable` here: the
+//!    same total order either way) and a gather of the boxes into sorted order, so the scans read
+//!    memory in sequence;
+//! 3. sweep ([`broad_phase_sweep_one`], one per small box): scan forward in its own column while
+//!    the next box starts before this one ends, then the same in each neighbouring column from the
+//!    first entry after its own (binary search). A pair in one column is found from the earlier
+//!    box, a pair in adjacent columns from the box with the smaller (key, body): exactly once.
+//!    Boxes two columns apart cannot overlap, because the column of a coordinate is a monotone
+//!    function of it ([`column_of`]: subtract, multiply, floor, clamp — no division, whose GPU
+//!    rounding is looser) and a small box ends at most one column after it starts;
 //! 4. large boxes ([`broad_phase_large_one`], one per sorted position): test against every large
-//!    box. A huge fixed floor overlaps everything along the sweep axis, and would otherwise make
-//!    one sweep thread scan all N boxes (rejected: a plain all-pairs pass, O(N²)).
+//!    box (rejected for everything: a plain all-pairs pass, O(N²)).
 //!
-//! The axis and the large set change only the cost, never the set of pairs, so this twin (which
-//! sums in another order than the GPU's tree reduction) still finds exactly the GPU's pairs.
-//! Boxes must be finite.
+//! Axes, columns and the large set change only the cost, never the set of pairs, so this twin
+//! (which sums in another order than the GPU's tree reduction) still finds exactly the GPU's
+//! pairs. Boxes must be finite.
 
-use super::math::float_key;
+pub use super::math::float_key;
 use super::{Aabb, BroadPhaseStats, MOTION_FIXED};
 use rayon::prelude::*;
 
@@ -29,10 +41,19 @@ use rayon::prelude::*;
 /// standard deviation of the centres, whichever is larger). Keep in sync with `LARGE_FACTOR` in
 /// `shaders/broad_phase.wgsl`.
 pub const LARGE_FACTOR: f32 = 8.0;
+/// Column width in mean extents along the column axis (`COLUMN_FACTOR` in the shader).
+pub const COLUMN_FACTOR: f32 = 4.0;
+/// Narrowest column (m), for scenes of points (`MIN_COLUMN_WIDTH`).
+pub const MIN_COLUMN_WIDTH: f32 = 1e-6;
+/// Column indices are clamped to ±this (`COLUMN_CLAMP`); clamping keeps the column monotone.
+pub const COLUMN_CLAMP: f32 = 65536.0;
 /// Boxes per statistics workgroup. Keep in sync with `REDUCE_WG` in `shaders/broad_phase.wgsl`.
 pub const REDUCE_WG: usize = 256;
-/// Sort key of large boxes (and of the GPU's padding slots); a finite float never maps to it.
+/// Key of large boxes (and of the GPU's padding slots); no column or finite float maps to it.
 pub const KEY_MAX: u32 = u32::MAX;
+
+/// A sort entry: (column, key, body, 0), ordered lexicographically.
+pub type SortEntry = [u32; 4];
 
 fn box_centre(b: &Aabb) -> [f32; 3] {
     std::array::from_fn(|k| 0.5 * (b.min[k] + b.max[k]))
@@ -57,9 +78,13 @@ pub fn broad_phase_reduce_one(group: usize, boxes: &[Aabb]) -> BroadPhaseStats {
     st
 }
 
-/// Totals of the partial sums, the sweep axis and the large-box threshold (the GPU's
-/// `broad_phase_setup` + `broad_phase_choose`).
-pub fn broad_phase_setup_one(partials: &[BroadPhaseStats], count: usize) -> BroadPhaseStats {
+/// Totals of the partial sums, and the axes, column width and large-box threshold derived from
+/// them (the GPU's `broad_phase_setup` + `broad_phase_choose`). `origin` is box 0's centre.
+pub fn broad_phase_setup_one(
+    partials: &[BroadPhaseStats],
+    count: usize,
+    origin: [f32; 3],
+) -> BroadPhaseStats {
     let mut sum = [0.0f32; 3];
     let mut sq = [0.0f32; 3];
     let mut ext = [0.0f32; 3];
@@ -79,7 +104,13 @@ pub fn broad_phase_setup_one(partials: &[BroadPhaseStats], count: usize) -> Broa
     if variance[2] > variance[axis] {
         axis = 2;
     }
+    let other = (axis + 2) % 3;
+    let mut column_axis = (axis + 1) % 3;
+    if variance[other] > variance[column_axis] {
+        column_axis = other;
+    }
     let threshold = (LARGE_FACTOR * ext[axis] / n).max(variance[axis].max(0.0).sqrt());
+    let width = (COLUMN_FACTOR * ext[column_axis] / n).max(MIN_COLUMN_WIDTH);
     BroadPhaseStats {
         centre_sum: sum,
         axis: axis as u32,
@@ -87,22 +118,30 @@ pub fn broad_phase_setup_one(partials: &[BroadPhaseStats], count: usize) -> Broa
         count: count as u32,
         extent_sum: ext,
         large_threshold: threshold,
+        column_axis: column_axis as u32,
+        column_scale: 1.0 / width,
+        column_origin: origin[column_axis],
+        pad: 0,
     }
 }
 
-/// Whether box `b` goes to the large list.
-pub fn broad_phase_is_large(b: &Aabb, st: &BroadPhaseStats) -> bool {
-    let axis = st.axis as usize;
-    b.max[axis] - b.min[axis] > st.large_threshold
+/// Column of coordinate `x` along the column axis: monotone in `x`, which is all the sweep's
+/// correctness needs.
+pub fn column_of(x: f32, st: &BroadPhaseStats) -> u32 {
+    let r = ((x - st.column_origin) * st.column_scale).floor();
+    (r.clamp(-COLUMN_CLAMP, COLUMN_CLAMP) + COLUMN_CLAMP) as u32
 }
 
-/// Sort entry (key, body) of box `ix`.
-pub fn broad_phase_classify_one(ix: usize, st: &BroadPhaseStats, boxes: &[Aabb]) -> [u32; 2] {
+/// Sort entry of box `ix`.
+pub fn broad_phase_classify_one(ix: usize, st: &BroadPhaseStats, boxes: &[Aabb]) -> SortEntry {
     let b = &boxes[ix];
-    if broad_phase_is_large(b, st) {
-        return [KEY_MAX, ix as u32];
+    let (axis, column_axis) = (st.axis as usize, st.column_axis as usize);
+    let first = column_of(b.min[column_axis], st);
+    let last = column_of(b.max[column_axis], st);
+    if b.max[axis] - b.min[axis] > st.large_threshold || last > first + 1 {
+        return [KEY_MAX, KEY_MAX, ix as u32, 0];
     }
-    [float_key(b.min[st.axis as usize]), ix as u32]
+    [first, float_key(b.min[axis]), ix as u32, 0]
 }
 
 fn broad_phase_test(i: u32, bi: &Aabb, j: u32, bj: &Aabb, out: &mut Vec<[u32; 2]>) {
@@ -111,65 +150,83 @@ fn broad_phase_test(i: u32, bi: &Aabb, j: u32, bj: &Aabb, out: &mut Vec<[u32; 2]
     }
 }
 
-/// Pairs found from small box at sorted position `p` (of `small`), pushed to `out` (the GPU's
-/// bump-allocated pair buffer).
-pub fn broad_phase_sweep_one(
-    p: usize,
-    small: usize,
-    st: &BroadPhaseStats,
-    boxes: &[Aabb],
-    sorted: &[[u32; 2]],
-    out: &mut Vec<[u32; 2]>,
-) {
-    let axis = st.axis as usize;
-    let i = sorted[p][1];
-    let bi = &boxes[i as usize];
-    let reach = bi.max[axis];
-    for entry in &sorted[p + 1..small] {
-        let j = entry[1];
-        let bj = &boxes[j as usize];
-        if bj.min[axis] > reach {
+/// The sorted small entries, boxes in the same order, and the sweep axis: what the sweep reads.
+pub struct Sorted<'a> {
+    /// Sort entries, small ones first.
+    pub entries: &'a [SortEntry],
+    /// `boxes[entries[p][2]]` at position `p`.
+    pub boxes: &'a [Aabb],
+    /// Number of small entries.
+    pub small: usize,
+    /// Sweep axis.
+    pub axis: usize,
+}
+
+/// Scans column `col` from position `start` while its boxes start before box `i` ends.
+fn sweep_column(s: &Sorted, start: usize, col: u32, i: u32, bi: &Aabb, out: &mut Vec<[u32; 2]>) {
+    let reach = bi.max[s.axis];
+    for q in start..s.small {
+        let e = &s.entries[q];
+        if e[0] != col {
             break;
         }
-        broad_phase_test(i, bi, j, bj, out);
+        let bj = &s.boxes[q];
+        if bj.min[s.axis] > reach {
+            break;
+        }
+        broad_phase_test(i, bi, e[2], bj, out);
     }
+}
+
+/// Pairs found from the small box at sorted position `p`, pushed to `out` (the GPU's
+/// bump-allocated pair buffer).
+pub fn broad_phase_sweep_one(p: usize, s: &Sorted, out: &mut Vec<[u32; 2]>) {
+    let e = s.entries[p];
+    let bi = &s.boxes[p];
+    sweep_column(s, p + 1, e[0], e[2], bi, out);
+    if e[0] > 0 {
+        let before = [e[0] - 1, e[1], e[2], 0];
+        let start = s.entries[..p].partition_point(|x| *x < before);
+        sweep_column(s, start, e[0] - 1, e[2], bi, out);
+    }
+    let after = [e[0] + 1, e[1], e[2], 0];
+    let start = p + 1 + s.entries[p + 1..s.small].partition_point(|x| *x < after);
+    sweep_column(s, start, e[0] + 1, e[2], bi, out);
 }
 
 /// Pairs of the box at sorted position `p` with the large boxes (positions `small..`); a
 /// large–large pair is tested once, from the later position.
-pub fn broad_phase_large_one(
-    p: usize,
-    small: usize,
-    boxes: &[Aabb],
-    sorted: &[[u32; 2]],
-    out: &mut Vec<[u32; 2]>,
-) {
-    let j = sorted[p][1];
-    let bj = &boxes[j as usize];
-    let end = if p >= small { p } else { sorted.len() };
-    for entry in &sorted[small..end] {
-        let i = entry[1];
-        broad_phase_test(i, &boxes[i as usize], j, bj, out);
+pub fn broad_phase_large_one(p: usize, s: &Sorted, out: &mut Vec<[u32; 2]>) {
+    let j = s.entries[p][2];
+    let bj = &s.boxes[p];
+    let end = if p >= s.small { p } else { s.entries.len() };
+    for l in s.small..end {
+        broad_phase_test(s.entries[l][2], &s.boxes[l], j, bj, out);
     }
 }
 
-/// The statistics, sorted entries and number of small boxes for `boxes` (steps 1–2), exposed so
-/// tests can compare them with the GPU's.
-pub fn broad_phase_prepare(boxes: &[Aabb]) -> (BroadPhaseStats, Vec<[u32; 2]>, usize) {
+/// Steps 1–2: statistics, sorted entries, boxes gathered in sorted order, and the number of small
+/// entries. Exposed so tests can inspect the classification.
+pub fn broad_phase_prepare(boxes: &[Aabb]) -> (BroadPhaseStats, Vec<SortEntry>, Vec<Aabb>, usize) {
     let groups = boxes.len().div_ceil(REDUCE_WG);
     let partials: Vec<BroadPhaseStats> = (0..groups)
         .into_par_iter()
         .map(|g| broad_phase_reduce_one(g, boxes))
         .collect();
-    let st = broad_phase_setup_one(&partials, boxes.len());
-    let mut sorted: Vec<[u32; 2]> = (0..boxes.len())
+    let st = broad_phase_setup_one(&partials, boxes.len(), box_centre(&boxes[0]));
+    let mut entries: Vec<SortEntry> = (0..boxes.len())
         .into_par_iter()
         .with_min_len(1024)
         .map(|ix| broad_phase_classify_one(ix, &st, boxes))
         .collect();
-    sorted.par_sort_unstable();
-    let small = sorted.partition_point(|e| e[0] != KEY_MAX);
-    (st, sorted, small)
+    entries.par_sort_unstable();
+    let gathered: Vec<Aabb> = entries
+        .par_iter()
+        .with_min_len(1024)
+        .map(|e| boxes[e[2] as usize])
+        .collect();
+    let small = entries.partition_point(|e| e[0] != KEY_MAX);
+    (st, entries, gathered, small)
 }
 
 /// All pairs (a < b) of overlapping boxes except fixed–fixed ones, sorted.
@@ -177,15 +234,21 @@ pub fn broad_phase(boxes: &[Aabb]) -> Vec<[u32; 2]> {
     if boxes.len() < 2 {
         return Vec::new();
     }
-    let (st, sorted, small) = broad_phase_prepare(boxes);
+    let (st, entries, gathered, small) = broad_phase_prepare(boxes);
+    let s = Sorted {
+        entries: &entries,
+        boxes: &gathered,
+        small,
+        axis: st.axis as usize,
+    };
     let mut pairs = (0..boxes.len())
         .into_par_iter()
-        .with_min_len(64)
+        .with_min_len(256)
         .fold(Vec::new, |mut out, p| {
             if p < small {
-                broad_phase_sweep_one(p, small, &st, boxes, &sorted, &mut out);
+                broad_phase_sweep_one(p, &s, &mut out);
             }
-            broad_phase_large_one(p, small, boxes, &sorted, &mut out);
+            broad_phase_large_one(p, &s, &mut out);
             out
         })
         .reduce(Vec::new, |mut a, mut b| {

@@ -6,7 +6,7 @@
 //! 1. [`integrate`] — advance every body ballistically to the frame start (§3: between
 //!    collisions a body follows a ballistic, torque-free trajectory);
 //! 2. [`swept_aabb`] — the box bounding each body's motion over the frame;
-//! 3. [`broad_phase`] — all pairs of overlapping swept boxes (sort and sweep);
+//! 3. [`broad_phase`] — all pairs of overlapping swept boxes (sort and sweep in columns);
 //! 4. [`pair_bounds`] — per candidate pair, conservative lower bounds on the distance now and on
 //!    the time of impact within the frame (bounding spheres, §3's conservative advancement idea).
 //!
@@ -202,16 +202,16 @@ pub struct PairBound {
 }
 
 /// Broad-phase statistics: a workgroup's partial sums over its boxes, or (element 0 of the GPU
-/// buffer) the totals with the chosen sweep axis and the "large box" threshold. 48 bytes. Keep in
-/// sync with `BroadPhaseStats` in `shaders/broad_phase.wgsl`.
+/// buffer) the totals with the choices derived from them. 64 bytes. Keep in sync with
+/// `BroadPhaseStats` in `shaders/broad_phase.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct BroadPhaseStats {
-    /// Σ box centres.
+    /// Σ box centres (relative to box 0's centre).
     pub centre_sum: [f32; 3],
     /// Sweep axis (0, 1, 2): the one along which the centres spread most (largest variance).
     pub axis: u32,
-    /// Σ box centres², per axis.
+    /// Σ box centres², per axis (relative to box 0's centre).
     pub centre_sq_sum: [f32; 3],
     /// Number of boxes summed.
     pub count: u32,
@@ -219,6 +219,14 @@ pub struct BroadPhaseStats {
     pub extent_sum: [f32; 3],
     /// Boxes longer than this along the sweep axis go to the large list.
     pub large_threshold: f32,
+    /// Column axis: the axis of second-largest spread, cut into columns of `column_width`.
+    pub column_axis: u32,
+    /// 1 / column width (1/m); boxes spanning more than two columns go to the large list.
+    pub column_scale: f32,
+    /// Column-axis coordinate of the boundary between columns −1 and 0 (box 0's centre).
+    pub column_origin: f32,
+    /// Padding.
+    pub pad: u32,
 }
 
 /// The broad phase's bump counters. 16 bytes. Keep in sync with `Bump` in

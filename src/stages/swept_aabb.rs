@@ -72,7 +72,8 @@ pub fn swept_aabb_override_one(ix: usize, overrides: &[BoxOverride], boxes: &mut
     }
 }
 
-/// Swept boxes of all `bodies`, then the host's `overrides` (in order: a later one wins).
+/// Swept boxes of all `bodies`, then the host's `overrides` (at most one per body: with two, the
+/// GPU's choice between them is unspecified).
 pub fn swept_aabb(
     params: &FrameParams,
     bodies: &[StageBody],
