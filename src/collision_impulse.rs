@@ -130,7 +130,11 @@ fn sticking_direction(m: &DMat3) -> Option<DVec3> {
         return None;
     }
     let (e, f) = (-m.z_axis.x, -m.z_axis.y);
-    Some(DVec3::new((e * d - b * f) / det, (a * f - e * c) / det, 1.0))
+    Some(DVec3::new(
+        (e * d - b * f) / det,
+        (a * f - e * c) / det,
+        1.0,
+    ))
 }
 
 /// Tangential part of `du/dp_z` when sliding in direction `dir` (unit, tangent plane).
@@ -244,30 +248,67 @@ fn integrate_impulse(m: &DMat3, u0: DVec3, mu: f64, restitution: f64) -> (DVec3,
                 (dp, u + *m * dp)
             };
             let ut0 = DVec2::new(u.x, u.y);
-            let (mut dp, mut un) = step(u, h, forced_dir);
+            // If slip is about to stop (within two steps along the current direction), take the
+            // linear path below instead of an RK4 step whose stages would straddle the stop.
+            let near_stop = mu > 0.0 && ut0.length() > tiny_ut && {
+                let dir0 = ut0.normalize();
+                let w = *m * DVec3::new(-mu * dir0.x, -mu * dir0.y, 1.0);
+                let wt = DVec2::new(w.x, w.y);
+                ut0.dot(wt) < 0.0 && -(ut0.dot(wt)) / wt.length_squared() <= 2.0 * h
+            };
+            if near_stop {
+                h = h.max(2.0 * h).min(if pz_end.is_finite() {
+                    pz_end - p.z
+                } else {
+                    f64::INFINITY
+                });
+            }
+            let (mut dp, mut un) = if near_stop {
+                (DVec3::ZERO, DVec3::new(0.0, 0.0, u.z))
+            } else {
+                step(u, h, forced_dir)
+            };
             // Slip stops inside this step: bisect for the stopping point.
             let stops = |un: DVec3| {
                 let utn = DVec2::new(un.x, un.y);
-                mu > 0.0 && ut0.length() > tiny_ut && (utn.dot(ut0) <= 0.0 || utn.length() <= tiny_ut)
+                mu > 0.0
+                    && ut0.length() > tiny_ut
+                    && (utn.dot(ut0) <= 0.0 || utn.length() <= tiny_ut)
             };
             let compresses_past = |un: DVec3| !pz_end.is_finite() && un.z > 0.0;
-            if stops(un) || compresses_past(un) {
+            if stops(un) {
+                // Slip stops inside this step. Near the stop the direction of u_t turns fast and
+                // RK4's stages straddle it, so land on the stop along the step's initial sliding
+                // direction instead: there u is linear in p_z.
+                let dir0 = ut0.normalize();
+                let p_dir = DVec3::new(-mu * dir0.x, -mu * dir0.y, 1.0);
+                let w = *m * p_dir;
+                let wt = DVec2::new(w.x, w.y);
+                let raw = (-(ut0.dot(wt)) / wt.length_squared()).max(0.0);
+                let mut h_stop = raw.min(h);
+                let mut stopped = raw <= h;
+                if !pz_end.is_finite() && w.z > 0.0 && u.z + w.z * h_stop > 0.0 {
+                    h_stop = -u.z / w.z;
+                    stopped = false;
+                }
+                dp = p_dir * h_stop;
+                un = u + w * h_stop;
+                if stopped {
+                    un.x = 0.0;
+                    un.y = 0.0;
+                }
+            } else if compresses_past(un) {
                 let (mut lo, mut hi) = (0.0, h);
                 for _ in 0..80 {
                     let mid = 0.5 * (lo + hi);
                     let (_, um) = step(u, mid, forced_dir);
-                    if stops(um) || compresses_past(um) {
+                    if compresses_past(um) {
                         hi = mid;
                     } else {
                         lo = mid;
                     }
                 }
-                h = hi;
-                (dp, un) = step(u, h, forced_dir);
-                if stops(un) {
-                    un.x = 0.0;
-                    un.y = 0.0;
-                }
+                (dp, un) = step(u, hi, forced_dir);
             }
             // Work over the step: trapezoid of u · dp (exact for the linear-in-p segments).
             work += 0.5 * (u + un).dot(dp);
@@ -344,6 +385,9 @@ mod tests {
         let r = collision_impulse(&m, DVec3::new(0.2, 0.0, -0.05), &l);
         assert_eq!(r.kind, ImpulseKind::Full);
         assert!((r.final_velocity.z - 0.05).abs() < 1e-9, "{r:?}");
-        assert!((r.final_velocity.x - (0.2 - 0.5 * 0.1)).abs() < 1e-9, "{r:?}");
+        assert!(
+            (r.final_velocity.x - (0.2 - 0.5 * 0.1)).abs() < 1e-9,
+            "{r:?}"
+        );
     }
 }

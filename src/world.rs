@@ -23,10 +23,12 @@
 
 use crate::body::Body;
 use crate::broad_phase::BroadPhase;
-use crate::collision_impulse::{collision_frame, collision_impulse, collision_matrix, ContactLaw, ImpulseKind};
+use crate::collision_impulse::{
+    collision_frame, collision_impulse, collision_matrix, ContactLaw, ImpulseKind,
+};
 use crate::event_heap::{BoundKind, EventHeap, PairEvent};
 use crate::mass_properties::{mass_properties, principal_axes};
-use crate::material::{combine, Material};
+use crate::material::MaterialTable;
 use crate::narrow_phase::{proximity, Collider, ContactPoint, Pose};
 use crate::scene::{MassSpec, Motion, Scene, SceneError};
 use crate::shape::Shape;
@@ -86,7 +88,7 @@ pub enum SimError {
 /// The simulated world.
 pub struct World {
     bodies: Vec<Body>,
-    materials: Vec<Material>,
+    materials: MaterialTable,
     gravity: DVec3,
     frame_period: f64,
     epsilon: f64,
@@ -105,7 +107,11 @@ pub struct World {
     candidates: Vec<u32>,
 }
 
-fn scene_error(scene: &Scene, body: &crate::scene::BodySpec, msg: impl std::fmt::Display) -> SceneError {
+fn scene_error(
+    scene: &Scene,
+    body: &crate::scene::BodySpec,
+    msg: impl std::fmt::Display,
+) -> SceneError {
     let _ = scene;
     SceneError {
         message: format!("{}: body \"{}\": {}", body.origin, body.name, msg),
@@ -116,14 +122,16 @@ impl World {
     /// Builds the world from a validated scene: mass properties, principal frames, colliders,
     /// and a check that no two bodies overlap at the start.
     pub fn new(scene: &Scene) -> Result<World, SceneError> {
-        let names: Vec<&String> = scene.materials.keys().collect();
-        let materials: Vec<Material> = scene.materials.values().copied().collect();
+        let materials = scene.material_table()?;
         let mut bodies = Vec::with_capacity(scene.bodies.len());
         for spec in &scene.bodies {
-            let material = names
-                .iter()
-                .position(|n| **n == spec.material)
-                .ok_or_else(|| scene_error(scene, spec, format!("unknown material \"{}\"", spec.material)))?;
+            let material = materials.index(&spec.material).ok_or_else(|| {
+                scene_error(
+                    scene,
+                    spec,
+                    format!("unknown material \"{}\"", spec.material),
+                )
+            })?;
             let is_plane = matches!(spec.shape, Shape::Plane { .. });
             if is_plane && spec.motion != Motion::Fixed {
                 return Err(scene_error(scene, spec, "a plane must be a fixed body"));
@@ -131,7 +139,8 @@ impl World {
             // Body frame: centre of mass and principal axes for dynamic bodies; the shape frame
             // itself for fixed and kinematic ones (a kinematic body spins about its own origin).
             let (com, axes, inv_mass, inertia) = if spec.motion == Motion::Dynamic {
-                let unit = mass_properties(&spec.shape, 1.0).map_err(|e| scene_error(scene, spec, e))?;
+                let unit =
+                    mass_properties(&spec.shape, 1.0).map_err(|e| scene_error(scene, spec, e))?;
                 let mass = match spec.mass {
                     MassSpec::Mass(m) => m,
                     MassSpec::Density(rho) => rho * unit.mass,
@@ -139,8 +148,14 @@ impl World {
                 let scale = mass / unit.mass;
                 let (moments, axes) = principal_axes(unit.inertia * scale);
                 let moments = spec.inertia.unwrap_or(moments);
-                if !(mass > 0.0 && mass.is_finite()) || !(moments.min_element() > 0.0 && moments.is_finite()) {
-                    return Err(scene_error(scene, spec, format!("mass {mass} and inertia {moments} must be finite and > 0")));
+                if !(mass > 0.0 && mass.is_finite())
+                    || !(moments.min_element() > 0.0 && moments.is_finite())
+                {
+                    return Err(scene_error(
+                        scene,
+                        spec,
+                        format!("mass {mass} and inertia {moments} must be finite and > 0"),
+                    ));
                 }
                 (unit.center_of_mass, axes, 1.0 / mass, moments)
             } else {
@@ -150,7 +165,8 @@ impl World {
                 position: axes.inverse() * -com,
                 orientation: axes.inverse(),
             };
-            let collider = Collider::new(&spec.shape, shape_to_body).map_err(|e| scene_error(scene, spec, e))?;
+            let collider = Collider::new(&spec.shape, shape_to_body)
+                .map_err(|e| scene_error(scene, spec, e))?;
             let q_user = spec.orientation.normalize();
             let offset = q_user * com;
             let mut body = Body {
@@ -164,10 +180,18 @@ impl World {
                 } else {
                     spec.velocity + spec.angular_velocity.cross(offset)
                 },
-                angular_velocity: if spec.motion == Motion::Fixed { DVec3::ZERO } else { spec.angular_velocity },
+                angular_velocity: if spec.motion == Motion::Fixed {
+                    DVec3::ZERO
+                } else {
+                    spec.angular_velocity
+                },
                 inv_mass,
                 inertia,
-                inv_inertia: if spec.motion == Motion::Dynamic { 1.0 / inertia } else { DVec3::ZERO },
+                inv_inertia: if spec.motion == Motion::Dynamic {
+                    1.0 / inertia
+                } else {
+                    DVec3::ZERO
+                },
                 version: 0,
                 max_angular_speed: 0.0,
                 bounding_radius: collider.bounding_radius(),
@@ -191,7 +215,11 @@ impl World {
             frame_period: scene.world.frame_period,
             epsilon: eps,
             micro_speed: (2.0 * g.length() * eps).sqrt(),
-            min_return_time: if g.length() > 0.0 { (2.0 * delta / g.length()).sqrt() } else { 0.0 },
+            min_return_time: if g.length() > 0.0 {
+                (2.0 * delta / g.length()).sqrt()
+            } else {
+                0.0
+            },
             time: 0.0,
             frame_end: 0.0,
             heap: EventHeap::default(),
@@ -304,7 +332,12 @@ impl World {
             return Ok(());
         }
         let t0 = self.time;
-        let t1 = (t0 + self.frame_period).min(until);
+        // Frames end on the grid k·t_f (no accumulated rounding), or exactly at `until`.
+        let k = (t0 / self.frame_period * (1.0 + 1e-12)).floor() + 1.0;
+        let mut t1 = (k * self.frame_period).min(until);
+        if until - t1 < 1e-9 * self.frame_period {
+            t1 = until;
+        }
         self.frame_end = t1;
 
         // Swept boxes and broad phase over [t0, t1], then coarse bounds into the heap.
@@ -356,8 +389,12 @@ impl World {
                 let (min, max) = b.collider.aabb(&b.pose());
                 Aabb { min, max }
             }
-            Motion::Kinematic => swept_aabb(b.position, b.velocity, DVec3::ZERO, dt, b.bounding_radius),
-            Motion::Dynamic => swept_aabb(b.position, b.velocity, self.gravity, dt, b.bounding_radius),
+            Motion::Kinematic => {
+                swept_aabb(b.position, b.velocity, DVec3::ZERO, dt, b.bounding_radius)
+            }
+            Motion::Dynamic => {
+                swept_aabb(b.position, b.velocity, self.gravity, dt, b.bounding_radius)
+            }
         }
     }
 
@@ -371,7 +408,8 @@ impl World {
             self.boxes.push(b);
         }
         let bodies = &self.bodies;
-        self.broad.reset(&self.boxes, |i| bodies[i].motion != Motion::Fixed);
+        self.broad
+            .reset(&self.boxes, |i| bodies[i].motion != Motion::Fixed);
         for i in 0..n {
             self.broad.insert(i, &self.boxes[i]);
         }
@@ -401,7 +439,14 @@ impl World {
     fn measure(&mut self, a: usize, b: usize) -> f64 {
         self.counts.distance_queries += 1;
         let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
-        let d = proximity(&ba.collider, &ba.pose(), &bb.collider, &bb.pose(), self.epsilon, &mut self.points);
+        let d = proximity(
+            &ba.collider,
+            &ba.pose(),
+            &bb.collider,
+            &bb.pose(),
+            self.epsilon,
+            &mut self.points,
+        );
         if -d > self.max_penetration {
             self.max_penetration = -d;
         }
@@ -445,7 +490,8 @@ impl World {
 
     /// Normal relative velocity of the contact point (negative: approaching).
     fn normal_speed(&self, a: usize, b: usize, p: &ContactPoint) -> f64 {
-        let u = self.bodies[a].point_velocity(p.position) - self.bodies[b].point_velocity(p.position);
+        let u =
+            self.bodies[a].point_velocity(p.position) - self.bodies[b].point_velocity(p.position);
         u.dot(p.normal)
     }
 
@@ -482,7 +528,10 @@ impl World {
             }
         }
         let n = self.points.first().map_or(DVec3::Z, |p| p.normal);
-        let (ma, mb) = (self.bodies[a].motion_bound(self.gravity), self.bodies[b].motion_bound(self.gravity));
+        let (ma, mb) = (
+            self.bodies[a].motion_bound(self.gravity),
+            self.bodies[b].motion_bound(self.gravity),
+        );
         let bound = if self.bodies[a].convex && self.bodies[b].convex {
             DistanceBound::separating_axis(d, n, &ma, &mb)
         } else {
@@ -492,7 +541,7 @@ impl World {
             bound.time_to(eps / 2.0)
         } else {
             let back = bound.return_time();
-            if back >= self.min_return_time {
+            if back > 0.0 && back >= self.min_return_time {
                 back
             } else {
                 bound.time_to(d - eps / 4.0)
@@ -501,18 +550,48 @@ impl World {
         self.push(a, b, t + dt, BoundKind::Fine);
     }
 
-    /// Applies collision impulses at the approaching contact points of `self.points`, most
-    /// approaching first, until none approaches. Returns true if any impulse was applied.
+    /// Applies collision impulses at the approaching contact points of `self.points`, until none
+    /// approaches. Returns true if any impulse was applied.
+    ///
+    /// When several manifold points approach at once (a face or an edge landing or resting), the
+    /// first impulse acts at their centroid with their mean normal: the resultant of a pressure
+    /// spread over the face. Taking the corners one by one instead couples each corner's normal
+    /// and tangential motion through the rotation terms of `M`, so the velocity-reversing
+    /// microcollision impulse leaves the friction cone and a block on a slope creeps. Any point
+    /// still approaching afterwards is then resolved on its own, most approaching first.
     fn resolve_contacts(&mut self, a: usize, b: usize) -> bool {
         let eps = self.epsilon;
-        let material = combine(&self.materials[self.bodies[a].material], &self.materials[self.bodies[b].material]);
+        let material = self
+            .materials
+            .pair(self.bodies[a].material, self.bodies[b].material);
         let law = ContactLaw {
             friction: material.friction,
             restitution: material.restitution,
             micro_speed: self.micro_speed,
         };
-        let points: Vec<ContactPoint> = self.points.iter().filter(|p| p.separation <= eps).copied().collect();
+        let mut points = std::mem::take(&mut self.points);
+        points.retain(|p| p.separation <= eps);
         let mut any = false;
+        let (mut sum, mut normal, mut count, mut all_micro) = (DVec3::ZERO, DVec3::ZERO, 0, true);
+        for p in &points {
+            let un = self.normal_speed(a, b, p);
+            if un < -1e-12 {
+                sum += p.position;
+                normal += p.normal;
+                count += 1;
+                all_micro &= -un < self.micro_speed;
+            }
+        }
+        if count >= 2 && all_micro {
+            any |= self.simultaneous_microcollision(a, b, &points, &law);
+        } else if count >= 2 && normal.length() > 1e-9 {
+            let centroid = ContactPoint {
+                position: sum / count as f64,
+                separation: 0.0,
+                normal: normal.normalize(),
+            };
+            any |= self.apply_collision(a, b, &centroid, &law);
+        }
         let cap = 8 * points.len().max(1);
         for iteration in 0..=cap {
             let mut worst = None;
@@ -529,24 +608,12 @@ impl World {
                 self.counts.unresolved_contacts += 1;
                 break;
             }
-            let p = points[k];
-            let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
-            let (ra, rb) = (p.position - ba.position, p.position - bb.position);
-            let k_world = collision_matrix(ba.inv_mass, &ba.inv_inertia_world(), ra, bb.inv_mass, &bb.inv_inertia_world(), rb);
-            let frame = collision_frame(p.normal);
-            let m = frame.transpose() * k_world * frame;
-            let u = frame.transpose() * (ba.point_velocity(p.position) - bb.point_velocity(p.position));
-            let result = collision_impulse(&m, u, &law);
-            match result.kind {
-                ImpulseKind::Separating => break,
-                ImpulseKind::Micro => self.counts.microcollisions += 1,
-                ImpulseKind::Full => self.counts.collisions += 1,
+            if !self.apply_collision(a, b, &points[k], &law) {
+                break;
             }
-            let impulse = frame * result.impulse;
-            self.bodies[a].apply_impulse(impulse, p.position);
-            self.bodies[b].apply_impulse(-impulse, p.position);
             any = true;
         }
+        self.points = points;
         if any {
             for i in [a, b] {
                 self.bodies[i].refresh_bounds();
@@ -555,10 +622,109 @@ impl World {
         any
     }
 
+    /// A microcollision at several points at once (§4.5 extended to a face or an edge): the
+    /// impulses that reverse the relative velocity of every approaching contact point together,
+    /// found by projected Gauss–Seidel over accumulated per-point impulses kept inside their
+    /// friction cones (Bender & Schmitt 2006, §3.2, with Mirtich's reversal as the target). For a
+    /// block whose contact face is translating and turning, full reversal means `v → −v`,
+    /// `ω → −ω`: no work and no net drift, so a block inside its friction angle stays put. Where
+    /// the cones cannot hold the reversal, the clamped impulses are sliding friction. Falls back
+    /// (returns false, nothing applied) if the result would add kinetic energy.
+    fn simultaneous_microcollision(
+        &mut self,
+        a: usize,
+        b: usize,
+        points: &[ContactPoint],
+        law: &ContactLaw,
+    ) -> bool {
+        const ITERATIONS: usize = 24;
+        let saved = [
+            (self.bodies[a].velocity, self.bodies[a].angular_velocity),
+            (self.bodies[b].velocity, self.bodies[b].angular_velocity),
+        ];
+        let energy_before = self.bodies[a].kinetic_energy() + self.bodies[b].kinetic_energy();
+        let rel = |w: &World, p: &ContactPoint| {
+            w.bodies[a].point_velocity(p.position) - w.bodies[b].point_velocity(p.position)
+        };
+        let mut active: Vec<(ContactPoint, DVec3, glam::DMat3, DVec3)> =
+            Vec::with_capacity(points.len());
+        for p in points {
+            let u = rel(self, p);
+            if u.dot(p.normal) < -1e-12 {
+                let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
+                let k = collision_matrix(
+                    ba.inv_mass,
+                    &ba.inv_inertia_world(),
+                    p.position - ba.position,
+                    bb.inv_mass,
+                    &bb.inv_inertia_world(),
+                    p.position - bb.position,
+                );
+                active.push((*p, -u, k.inverse(), DVec3::ZERO));
+            }
+        }
+        for _ in 0..ITERATIONS {
+            for (p, target, k_inv, acc) in active.iter_mut() {
+                let u = rel(self, p);
+                let mut next = *acc + *k_inv * (*target - u);
+                let pn = next.dot(p.normal).max(0.0);
+                let mut pt = next - next.dot(p.normal) * p.normal;
+                let limit = law.friction * pn;
+                if pt.length() > limit {
+                    pt *= limit / pt.length();
+                }
+                next = pn * p.normal + pt;
+                let delta = next - *acc;
+                self.bodies[a].apply_impulse(delta, p.position);
+                self.bodies[b].apply_impulse(-delta, p.position);
+                *acc = next;
+            }
+        }
+        let energy_after = self.bodies[a].kinetic_energy() + self.bodies[b].kinetic_energy();
+        if !(energy_after <= energy_before * (1.0 + 1e-9) + 1e-15) {
+            (self.bodies[a].velocity, self.bodies[a].angular_velocity) = saved[0];
+            (self.bodies[b].velocity, self.bodies[b].angular_velocity) = saved[1];
+            return false;
+        }
+        self.counts.microcollisions += 1;
+        true
+    }
+
+    /// One collision of a and b at contact point `p` (§4): the collision matrix in the collision
+    /// frame, the impulse from [`collision_impulse`], applied equal and opposite.
+    fn apply_collision(&mut self, a: usize, b: usize, p: &ContactPoint, law: &ContactLaw) -> bool {
+        let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
+        let (ra, rb) = (p.position - ba.position, p.position - bb.position);
+        let k_world = collision_matrix(
+            ba.inv_mass,
+            &ba.inv_inertia_world(),
+            ra,
+            bb.inv_mass,
+            &bb.inv_inertia_world(),
+            rb,
+        );
+        let frame = collision_frame(p.normal);
+        let m = frame.transpose() * k_world * frame;
+        let u = frame.transpose() * (ba.point_velocity(p.position) - bb.point_velocity(p.position));
+        let result = collision_impulse(&m, u, law);
+        match result.kind {
+            ImpulseKind::Separating => return false,
+            ImpulseKind::Micro => self.counts.microcollisions += 1,
+            ImpulseKind::Full => self.counts.collisions += 1,
+        }
+        let impulse = frame * result.impulse;
+        self.bodies[a].apply_impulse(impulse, p.position);
+        self.bodies[b].apply_impulse(-impulse, p.position);
+        true
+    }
+
     /// After a and b changed velocity at time t: new versions, new swept boxes, and new bounds
     /// for every pair whose boxes now overlap.
     fn rebound_after_change(&mut self, a: usize, b: usize, t: f64) {
-        let changed: Vec<usize> = [a, b].into_iter().filter(|&i| self.bodies[i].is_dynamic()).collect();
+        let changed: Vec<usize> = [a, b]
+            .into_iter()
+            .filter(|&i| self.bodies[i].is_dynamic())
+            .collect();
         for &i in &changed {
             self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
             let bx = self.body_box(i, self.frame_end - t);

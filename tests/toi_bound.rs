@@ -29,7 +29,10 @@ impl Flight {
         let g = if self.dynamic { G } else { DVec3::ZERO };
         let (x, _) = advance_linear(self.x, self.v, g, t);
         let (q, _) = advance_rotation(self.q, self.w, self.inertia, t);
-        Pose { position: x, orientation: q }
+        Pose {
+            position: x,
+            orientation: q,
+        }
     }
     fn bound(&self, c: &Collider) -> MotionBound {
         MotionBound {
@@ -48,26 +51,47 @@ fn vec3(r: f64) -> impl Strategy<Value = DVec3> {
 }
 
 fn flight(dynamic: bool) -> impl Strategy<Value = Flight> {
-    (0usize..4, vec3(1.0), vec3(3.0), vec3(4.0), vec3(8.0), 0.05f64..0.5).prop_map(move |(kind, e, x, v, w, s)| {
-        let (shape, inertia) = match kind {
-            0 => (Shape::Sphere { radius: s }, DVec3::ONE),
-            1 => (Shape::Box { half_extents: DVec3::splat(s) }, DVec3::ONE),
-            2 => (
-                Shape::Box { half_extents: DVec3::new(s, 0.6 * s, 0.3 * s) + 0.01 },
-                DVec3::new(0.45, 1.09, 1.36),
-            ),
-            _ => (Shape::Capsule { radius: 0.5 * s, half_length: s }, DVec3::new(1.0, 1.0, 0.4)),
-        };
-        Flight {
-            shape,
-            inertia,
-            dynamic,
-            x,
-            q: DQuat::from_scaled_axis(e),
-            v: if dynamic { v } else { DVec3::ZERO },
-            w: if dynamic { w } else { DVec3::ZERO },
-        }
-    })
+    (
+        0usize..4,
+        vec3(1.0),
+        vec3(3.0),
+        vec3(4.0),
+        vec3(8.0),
+        0.05f64..0.5,
+    )
+        .prop_map(move |(kind, e, x, v, w, s)| {
+            let (shape, inertia) = match kind {
+                0 => (Shape::Sphere { radius: s }, DVec3::ONE),
+                1 => (
+                    Shape::Box {
+                        half_extents: DVec3::splat(s),
+                    },
+                    DVec3::ONE,
+                ),
+                2 => (
+                    Shape::Box {
+                        half_extents: DVec3::new(s, 0.6 * s, 0.3 * s) + 0.01,
+                    },
+                    DVec3::new(0.45, 1.09, 1.36),
+                ),
+                _ => (
+                    Shape::Capsule {
+                        radius: 0.5 * s,
+                        half_length: s,
+                    },
+                    DVec3::new(1.0, 1.0, 0.4),
+                ),
+            };
+            Flight {
+                shape,
+                inertia,
+                dynamic,
+                x,
+                q: DQuat::from_scaled_axis(e),
+                v: if dynamic { v } else { DVec3::ZERO },
+                w: if dynamic { w } else { DVec3::ZERO },
+            }
+        })
 }
 
 proptest! {

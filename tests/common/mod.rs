@@ -12,7 +12,13 @@ use tumble::world::World;
 /// A scene with one default material.
 pub fn scene(gravity: DVec3, restitution: f64, friction: f64, bodies: Vec<BodySpec>) -> Scene {
     let mut materials = BTreeMap::new();
-    materials.insert("default".to_string(), Material { restitution, friction });
+    materials.insert(
+        "default".to_string(),
+        Material {
+            restitution,
+            friction,
+        },
+    );
     Scene {
         source: PathBuf::from("test.toml"),
         world: WorldSettings {
@@ -22,6 +28,7 @@ pub fn scene(gravity: DVec3, restitution: f64, friction: f64, bodies: Vec<BodySp
             collision_epsilon: 1e-3,
         },
         materials,
+        material_pairs: Vec::new(),
         bodies,
     }
 }
@@ -59,12 +66,19 @@ pub fn sphere(r: f64) -> Shape {
 
 /// A box shape from half extents.
 pub fn cuboid(hx: f64, hy: f64, hz: f64) -> Shape {
-    Shape::Box { half_extents: DVec3::new(hx, hy, hz) }
+    Shape::Box {
+        half_extents: DVec3::new(hx, hy, hz),
+    }
 }
 
 /// A fixed floor box whose top face is z = 0.
 pub fn floor() -> BodySpec {
-    fixed("floor", cuboid(50.0, 50.0, 0.5), DVec3::new(0.0, 0.0, -0.5), DQuat::IDENTITY)
+    fixed(
+        "floor",
+        cuboid(50.0, 50.0, 0.5),
+        DVec3::new(0.0, 0.0, -0.5),
+        DQuat::IDENTITY,
+    )
 }
 
 /// Runs `world` to `t_end`, calling `each` after every frame.

@@ -14,14 +14,21 @@ fn free_fall_matches_closed_form() {
         let t = w.time();
         let s = w.body_state(0);
         let want = b.position + b.velocity * t + 0.5 * G * t * t;
-        assert!((s.position - want).length() < 1e-12, "t={t}: {} vs {want}", s.position);
+        assert!(
+            (s.position - want).length() < 1e-12,
+            "t={t}: {} vs {want}",
+            s.position
+        );
         assert!((s.velocity - (b.velocity + G * t)).length() < 1e-12);
         let q = DQuat::from_scaled_axis(b.angular_velocity * t);
         assert!(s.orientation.dot(q).abs() > 1.0 - 1e-12);
         frames += 1;
     });
     assert_eq!(frames, 50);
-    assert_eq!(world.counts().collisions + world.counts().microcollisions, 0);
+    assert_eq!(
+        world.counts().collisions + world.counts().microcollisions,
+        0
+    );
 }
 
 #[test]
@@ -45,5 +52,8 @@ fn asymmetric_body_keeps_angular_momentum_and_energy() {
             flipped = true;
         }
     });
-    assert!(flipped, "the intermediate-axis flip should happen within 5 s");
+    assert!(
+        flipped,
+        "the intermediate-axis flip should happen within 5 s"
+    );
 }

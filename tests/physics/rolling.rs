@@ -23,14 +23,25 @@ fn sliding_ball_starts_rolling_at_five_sevenths() {
         let t = w.time();
         if t < 0.9 * t_roll {
             let want = v0 - mu * g * t;
-            assert!((b.velocity.x - want).abs() < 0.02 * v0, "t={t}: v={} want {want}", b.velocity.x);
+            assert!(
+                (b.velocity.x - want).abs() < 0.02 * v0,
+                "t={t}: v={} want {want}",
+                b.velocity.x
+            );
         }
     });
     let b = world.body(1);
     let v_roll = 5.0 / 7.0 * v0;
     let t_slip_end = t_slip_end.expect("the ball never stopped slipping");
-    assert!((t_slip_end - t_roll).abs() < 0.06 * t_roll, "rolling from {t_slip_end}, expected {t_roll}");
-    assert!((b.velocity.x - v_roll).abs() < 0.01 * v_roll, "v = {} expected {v_roll}", b.velocity.x);
+    assert!(
+        (t_slip_end - t_roll).abs() < 0.06 * t_roll,
+        "rolling from {t_slip_end}, expected {t_roll}"
+    );
+    assert!(
+        (b.velocity.x - v_roll).abs() < 0.01 * v_roll,
+        "v = {} expected {v_roll}",
+        b.velocity.x
+    );
     assert!((b.angular_velocity.y * r - v_roll).abs() < 0.01 * v_roll);
     // Still on the floor, not bouncing away.
     assert!((b.position.z - r).abs() < 2e-3, "z = {}", b.position.z);
