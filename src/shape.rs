@@ -96,4 +96,153 @@ impl Shape {
             Shape::Plane { .. } => "plane",
         }
     }
+
+    /// Checks that the shape can be built, without computing its mass: every dimension finite and
+    /// positive (a capsule's `half_length` may be 0), a convex vertex list with at least 4 finite
+    /// points that span a volume, a compound with at least one part and no plane or compound among
+    /// its parts (each part valid, placed by a finite position and a finite non-zero quaternion), a
+    /// plane with a finite non-zero normal and a finite offset.
+    pub fn validate(&self) -> Result<(), ShapeError> {
+        match self {
+            Shape::Sphere { radius } => positive("radius", *radius),
+            Shape::Box { half_extents } => {
+                positive("half_extents.x", half_extents.x)?;
+                positive("half_extents.y", half_extents.y)?;
+                positive("half_extents.z", half_extents.z)
+            }
+            Shape::Capsule {
+                radius,
+                half_length,
+            } => {
+                positive("radius", *radius)?;
+                // A capsule of zero length is a ball, which is a legitimate capsule.
+                if !(half_length.is_finite() && *half_length >= 0.0) {
+                    return Err(ShapeError::BadDimension {
+                        what: "half_length",
+                        value: *half_length,
+                    });
+                }
+                Ok(())
+            }
+            Shape::Cylinder {
+                radius,
+                half_height,
+            } => {
+                positive("radius", *radius)?;
+                positive("half_height", *half_height)
+            }
+            Shape::Convex { vertices } => check_spans_volume(vertices),
+            Shape::Compound { parts } => {
+                if parts.is_empty() {
+                    return Err(ShapeError::Degenerate(
+                        "a compound needs at least one part".into(),
+                    ));
+                }
+                for part in parts {
+                    match part.shape {
+                        Shape::Plane { .. } => {
+                            return Err(ShapeError::NotAllowed(
+                                "a plane cannot be a part of a compound".into(),
+                            ))
+                        }
+                        Shape::Compound { .. } => {
+                            return Err(ShapeError::NotAllowed(
+                                "a compound cannot be a part of a compound".into(),
+                            ))
+                        }
+                        _ => part.shape.validate()?,
+                    }
+                    if !part.position.is_finite() {
+                        return Err(ShapeError::Degenerate(format!(
+                            "compound part position must be finite (got {})",
+                            part.position
+                        )));
+                    }
+                    let q = part.orientation;
+                    if !(q.is_finite() && q.length_squared() > 0.0) {
+                        return Err(ShapeError::Degenerate(format!(
+                            "compound part orientation must be a finite non-zero quaternion (got {q})"
+                        )));
+                    }
+                }
+                Ok(())
+            }
+            Shape::Plane { normal, offset } => {
+                if !(normal.is_finite() && normal.length_squared() > 0.0) {
+                    return Err(ShapeError::Degenerate(format!(
+                        "plane normal must be finite and non-zero (got {normal})"
+                    )));
+                }
+                if !offset.is_finite() {
+                    return Err(ShapeError::Degenerate(format!(
+                        "plane offset must be finite (got {offset})"
+                    )));
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// `Ok` if `value` is finite and > 0, else the matching [`ShapeError::BadDimension`].
+fn positive(what: &'static str, value: f64) -> Result<(), ShapeError> {
+    if value.is_finite() && value > 0.0 {
+        Ok(())
+    } else {
+        Err(ShapeError::BadDimension { what, value })
+    }
+}
+
+/// Relative tolerance under which a vertex set is taken as flat: a point set whose extent is `L`
+/// spans a volume only if some point lies farther than `FLAT_TOLERANCE * L` from the best line and
+/// then from the best plane through the others. Well above f64 rounding (1e-16) so that hulls of
+/// nearly flat sets, which quickhull and the volume integrals would handle badly, are refused.
+const FLAT_TOLERANCE: f64 = 1e-9;
+
+/// Checks that a convex vertex list has at least 4 finite points that are not all (nearly) on one
+/// plane. Greedy affine-rank test (the same as quickhull's initial simplex): the point farthest
+/// from the first, then the farthest from that line, then the farthest from that plane.
+fn check_spans_volume(vertices: &[DVec3]) -> Result<(), ShapeError> {
+    if vertices.len() < 4 {
+        return Err(ShapeError::Degenerate(format!(
+            "a convex shape needs at least 4 vertices (got {})",
+            vertices.len()
+        )));
+    }
+    if let Some(bad) = vertices.iter().find(|v| !v.is_finite()) {
+        return Err(ShapeError::Degenerate(format!(
+            "convex vertex {bad} is not finite"
+        )));
+    }
+    let p0 = vertices[0];
+    let farthest = |score: &dyn Fn(DVec3) -> f64| -> (DVec3, f64) {
+        vertices
+            .iter()
+            .map(|&v| (v, score(v)))
+            .fold(
+                (p0, 0.0),
+                |best, cand| if cand.1 > best.1 { cand } else { best },
+            )
+    };
+    let (p1, extent) = farthest(&|v| (v - p0).length());
+    if extent == 0.0 {
+        return Err(ShapeError::Degenerate(
+            "all convex vertices coincide".into(),
+        ));
+    }
+    let axis = (p1 - p0) / extent;
+    let (p2, off_line) = farthest(&|v| (v - p0).reject_from_normalized(axis).length());
+    if off_line <= FLAT_TOLERANCE * extent {
+        return Err(ShapeError::Degenerate(
+            "convex vertices are collinear".into(),
+        ));
+    }
+    let normal = axis.cross(p2 - p0).normalize();
+    let (_, off_plane) = farthest(&|v| (v - p0).dot(normal).abs());
+    if off_plane <= FLAT_TOLERANCE * extent {
+        return Err(ShapeError::Degenerate(
+            "convex vertices are coplanar".into(),
+        ));
+    }
+    Ok(())
 }
