@@ -18,7 +18,7 @@
 //! ε_c and not approaching (resting contact between microcollisions) is bounded to the time its
 //! distance bound returns to its present value — exactly when a hop lands again, so resting
 //! bodies neither sink nor drift. When that return would come implausibly soon (a bound closing
-//! from the start, from spin, or a near-zero hop), the target is the present distance less ε_c/4
+//! from the start, from spin, or a near-zero hop), the target is the present distance less ε_c/16
 //! instead, which guarantees progress.
 
 use crate::body::Body;
@@ -32,9 +32,14 @@ use crate::material::MaterialTable;
 use crate::narrow_phase::{proximity, Collider, ContactPoint, Pose};
 use crate::scene::{MassSpec, Motion, Scene, SceneError};
 use crate::shape::Shape;
+use crate::stages::{self, BoxOverride, FrameParams, FrameStages, StageBody};
 use crate::swept_aabb::{swept_aabb, Aabb};
 use crate::toi_bound::DistanceBound;
 use glam::{DQuat, DVec3};
+
+/// Fraction of ε_c a pair inside the contact band may close before it is measured again when no
+/// hop return can be bounded (see the module doc).
+const BAND_STEP: f64 = 1.0 / 16.0;
 
 /// A body's state in its user frame (the frame its scene entry was written in).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
@@ -68,6 +73,9 @@ pub struct Counts {
     pub broad_phase_pairs: u64,
     /// Contacts still approaching after the per-event iteration cap (should stay 0).
     pub unresolved_contacts: u64,
+    /// Bounds for pairs inside ε_c that took the "present distance less ε_c/16" target because
+    /// no hop return could be bounded (see the module doc); a diagnostic of resting contact.
+    pub band_steps: u64,
     /// Frames completed.
     pub frames: u64,
 }
@@ -75,6 +83,9 @@ pub struct Counts {
 /// A failure during simulation.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum SimError {
+    /// A frame stage (GPU or CPU twin) failed.
+    #[error("frame stage failed: {0}")]
+    Stage(String),
     /// A body's state became NaN or infinite.
     #[error("body \"{body}\" has a non-finite state at t = {time} s")]
     NonFinite {
@@ -105,6 +116,21 @@ pub struct World {
     max_penetration: f64,
     points: Vec<ContactPoint>,
     candidates: Vec<u32>,
+    stage_times: StageTimes,
+    /// Data-parallel frame stages (GPU or CPU twins); `None`: the host's own f64 path.
+    stages: Option<Box<dyn FrameStages>>,
+    stage_bodies: Vec<StageBody>,
+}
+
+/// Wall time spent in each part of the frame loop (s), summed over all frames.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct StageTimes {
+    /// Swept boxes, broad phase and the first (coarse) pair bounds at frame starts.
+    pub broad_phase: f64,
+    /// The event loop: heap pops, distances, collision response, re-bounding.
+    pub event_loop: f64,
+    /// Advancing every body to the frame time at frame ends.
+    pub sync: f64,
 }
 
 fn scene_error(
@@ -207,7 +233,7 @@ impl World {
         }
         let g = scene.world.gravity;
         let eps = scene.world.collision_epsilon;
-        let delta = eps / 4.0;
+        let delta = eps * BAND_STEP;
         let mut world = World {
             bodies,
             materials,
@@ -229,6 +255,9 @@ impl World {
             max_penetration: 0.0,
             points: Vec::new(),
             candidates: Vec::new(),
+            stage_times: StageTimes::default(),
+            stages: None,
+            stage_bodies: Vec::new(),
         };
         world.check_initial_overlaps(scene)?;
         Ok(world)
@@ -341,11 +370,17 @@ impl World {
         self.frame_end = t1;
 
         // Swept boxes and broad phase over [t0, t1], then coarse bounds into the heap.
-        let pairs = self.collect_pairs(t1 - t0);
-        self.counts.broad_phase_pairs += pairs.len() as u64;
-        for (a, b) in pairs {
-            self.push_coarse(a, b, t0);
+        let clock = std::time::Instant::now();
+        if self.stages.is_some() {
+            self.seed_frame_with_stages(t0, t1)?;
+        } else {
+            let pairs = self.collect_pairs(t1 - t0);
+            self.counts.broad_phase_pairs += pairs.len() as u64;
+            for (a, b) in pairs {
+                self.push_coarse(a, b, t0);
+            }
         }
+        let clock = self.lap(clock, |s| &mut s.broad_phase);
 
         // The event loop.
         while let Some(ev) = self.heap.pop_before(t1) {
@@ -361,6 +396,7 @@ impl World {
             self.process_pair(a, b, t)?;
         }
         self.heap.clear();
+        let clock = self.lap(clock, |s| &mut s.event_loop);
 
         // Advance everything to the frame time for output.
         for i in 0..self.bodies.len() {
@@ -371,6 +407,129 @@ impl World {
         }
         self.time = t1;
         self.counts.frames += 1;
+        self.lap(clock, |s| &mut s.sync);
+        Ok(())
+    }
+
+    fn lap(
+        &mut self,
+        since: std::time::Instant,
+        slot: impl Fn(&mut StageTimes) -> &mut f64,
+    ) -> std::time::Instant {
+        let now = std::time::Instant::now();
+        *slot(&mut self.stage_times) += (now - since).as_secs_f64();
+        now
+    }
+
+    /// Wall time per stage so far.
+    pub fn stage_times(&self) -> &StageTimes {
+        &self.stage_times
+    }
+
+    /// Runs the frame-start stages (swept boxes, broad phase, pair bounds) through `stages`
+    /// instead of the host's f64 path; see [`crate::stages`]. The host still owns the event heap,
+    /// the exact distances and the collision response.
+    pub fn set_frame_stages(&mut self, stages: Box<dyn FrameStages>) {
+        self.stages = Some(stages);
+    }
+
+    /// Name of the frame stages in use ("host" when none were set).
+    pub fn frame_stages_name(&self) -> String {
+        self.stages
+            .as_ref()
+            .map_or_else(|| "host".to_string(), |s| s.name())
+    }
+
+    /// Seeds the heap for frame [t0, t1] from the data-parallel stages. Every body is at t0, so
+    /// the stage bodies are given time 0 = frame start (f32 times stay exact). The host keeps its
+    /// own grid of the returned boxes for the queries after collisions; the f32 boxes and bounds
+    /// are padded by the stages so they stay conservative.
+    fn seed_frame_with_stages(&mut self, t0: f64, t1: f64) -> Result<(), SimError> {
+        let mut bodies = std::mem::take(&mut self.stage_bodies);
+        bodies.clear();
+        let mut overrides = Vec::new();
+        for (i, b) in self.bodies.iter().enumerate() {
+            let motion = match b.motion {
+                Motion::Dynamic => stages::MOTION_DYNAMIC,
+                Motion::Fixed => stages::MOTION_FIXED,
+                Motion::Kinematic => stages::MOTION_KINEMATIC,
+            };
+            let radius = if b.bounding_radius.is_finite() {
+                b.bounding_radius
+            } else {
+                0.0
+            };
+            let q = b.orientation;
+            bodies.push(StageBody {
+                position: b.position.as_vec3().to_array(),
+                time: 0.0,
+                orientation: [q.x as f32, q.y as f32, q.z as f32, q.w as f32],
+                velocity: b.velocity.as_vec3().to_array(),
+                bounding_radius: (radius * (1.0 + 1e-6)) as f32,
+                angular_velocity: b.angular_velocity.as_vec3().to_array(),
+                rotation_radius: b.rotation_radius as f32,
+                inv_inertia: b.inv_inertia.as_vec3().to_array(),
+                motion,
+            });
+            if b.motion == Motion::Fixed || !b.bounding_radius.is_finite() {
+                // Exact boxes for fixed bodies (a floor's bounding sphere would be useless),
+                // rounded outwards to f32.
+                let (min, max) = b.collider.aabb(&b.pose());
+                let down = |x: f64| {
+                    if x.is_finite() {
+                        (x - x.abs() * 1e-6 - 1e-6) as f32
+                    } else {
+                        f32::MIN
+                    }
+                };
+                let up = |x: f64| {
+                    if x.is_finite() {
+                        (x + x.abs() * 1e-6 + 1e-6) as f32
+                    } else {
+                        f32::MAX
+                    }
+                };
+                let aabb = stages::Aabb::new(
+                    [down(min.x), down(min.y), down(min.z)],
+                    [up(max.x), up(max.y), up(max.z)],
+                    motion,
+                );
+                overrides.push(BoxOverride::new(i as u32, aabb));
+            }
+        }
+        let g = self.gravity.as_vec3().to_array();
+        let params = FrameParams::new(g, 0.0, (t1 - t0) as f32, self.epsilon as f32);
+        let stages = self.stages.as_mut().expect("stages set");
+        let out = stages
+            .frame(&mut bodies, &overrides, &params)
+            .map_err(|e| SimError::Stage(e.to_string()))?;
+        self.stage_bodies = bodies;
+        // Host copy of the boxes for the per-event queries.
+        self.boxes.clear();
+        self.boxes.extend(out.boxes.iter().map(|b| Aabb {
+            min: DVec3::from_array(b.min.map(f64::from)),
+            max: DVec3::from_array(b.max.map(f64::from)),
+        }));
+        let bodies_ref = &self.bodies;
+        self.broad
+            .reset(&self.boxes, |i| bodies_ref[i].motion != Motion::Fixed);
+        for i in 0..self.boxes.len() {
+            let b = self.boxes[i];
+            self.broad.insert(i, &b);
+        }
+        self.counts.broad_phase_pairs += out.bounds.len() as u64;
+        for pb in &out.bounds {
+            let (a, b) = (pb.a as usize, pb.b as usize);
+            if !(self.bodies[a].is_dynamic() || self.bodies[b].is_dynamic())
+                || pb.toi_bound == stages::TOI_NONE
+            {
+                continue;
+            }
+            self.counts.toi_bounds += 1;
+            // The f32 bound is already padded; shave a relative 1e-6 more for the f64 add.
+            let dt = (f64::from(pb.toi_bound) * (1.0 - 1e-6)).max(0.0);
+            self.push(a, b, t0 + dt, BoundKind::Coarse);
+        }
         Ok(())
     }
 
@@ -544,7 +703,8 @@ impl World {
             if back > 0.0 && back >= self.min_return_time {
                 back
             } else {
-                bound.time_to(d - eps / 4.0)
+                self.counts.band_steps += 1;
+                bound.time_to(d - eps * BAND_STEP)
             }
         };
         self.push(a, b, t + dt, BoundKind::Fine);
