@@ -1,5 +1,6 @@
 //! The `tumble` command line: `tumble run SCENE` simulates a scene and writes `frames.csv` and
-//! `summary.json`; `tumble check SCENE` validates a scene without running it.
+//! `summary.json`; `tumble check SCENE` validates a scene without running it; `tumble bench SCENE`
+//! runs it without output and reports speed and quality ([`tumble::bench`]).
 //!
 //! Exit codes: 0 success; 1 the simulation failed or an output file could not be written; 2 the
 //! scene (or the command line) is invalid, or the requested backend is unavailable.
@@ -31,6 +32,28 @@ enum Command {
         /// The scene file (TOML).
         scene: PathBuf,
     },
+    /// Run a scene without writing frames and report wall time, event rates, memory and quality.
+    Bench(BenchArgs),
+}
+
+#[derive(Args, Debug)]
+struct BenchArgs {
+    /// The scene file (TOML), optionally with a [bench] table (outlet_z).
+    scene: PathBuf,
+    /// Where the data-parallel frame stages run (the same default as `run`, so that a bench
+    /// measures what a run does).
+    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
+    backend: BackendChoice,
+    /// How many times to run the scene; each run is reported, and the medians.
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    repeat: u64,
+    /// Simulated time in seconds, overriding the scene's [world] duration.
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
+    duration: Option<f64>,
+    /// Write the JSON report to FILE instead of printing it after the table.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -110,6 +133,16 @@ impl From<scene::SceneError> for Failure {
     }
 }
 
+impl From<tumble::bench::BenchError> for Failure {
+    fn from(e: tumble::bench::BenchError) -> Self {
+        use tumble::bench::BenchError;
+        match e {
+            BenchError::Invalid(_) | BenchError::Scene(_) => Failure::invalid(e.to_string()),
+            BenchError::Sim { .. } | BenchError::Stalled { .. } => Failure::failed(e.to_string()),
+        }
+    }
+}
+
 impl From<output::OutputError> for Failure {
     fn from(e: output::OutputError) -> Self {
         Failure::failed(e.to_string())
@@ -122,6 +155,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run(&args),
         Command::Check { scene } => check(&scene),
+        Command::Bench(args) => bench(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -252,6 +286,43 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         None => Ok(()),
         Some(message) => Err(Failure::failed(message)),
     }
+}
+
+/// `tumble bench`: run the scene `--repeat` times without output; print the table, then the JSON
+/// report (to `--json FILE`, else on stdout as one line after `JSON: `).
+fn bench(args: &BenchArgs) -> Result<(), Failure> {
+    let scene = tumble::bench::load(&args.scene)?;
+    // After the scene checks, so that an invalid scene fails without opening a device.
+    let backend = select_backend(args.backend)?;
+    let options = tumble::bench::BenchOptions {
+        backend: backend.name().to_string(),
+        adapter: None,
+        repeat: usize::try_from(args.repeat).unwrap_or(usize::MAX),
+        duration: args.duration,
+    };
+    // Built here, where the backend is known, exactly as `run` builds it; installing the
+    // backend is part of the time to first frame.
+    let report = tumble::bench::run(&scene, &options, &|s: &Scene| World::new(s))?;
+    print!("{}", report.table());
+    match &args.json {
+        Some(path) => {
+            let text = serde_json::to_string_pretty(&report)
+                .map_err(|e| Failure::failed(format!("cannot encode the JSON report: {e}")))?;
+            std::fs::write(path, text + "\n").map_err(|e| {
+                Failure::failed(format!(
+                    "{}: cannot write the JSON report: {e}",
+                    path.display()
+                ))
+            })?;
+            println!("JSON report written to {}", path.display());
+        }
+        None => {
+            let line = serde_json::to_string(&report)
+                .map_err(|e| Failure::failed(format!("cannot encode the JSON report: {e}")))?;
+            println!("JSON: {line}");
+        }
+    }
+    Ok(())
 }
 
 /// `out/<scene file stem>`, the default output directory.

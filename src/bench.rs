@@ -1,0 +1,772 @@
+//! `tumble bench`: runs a scene without writing frames and reports speed and quality.
+//!
+//! One run is `World::new` (timed separately as the time to first frame) followed by
+//! [`World::step_frame`] up to the duration; nothing else is timed, so the figures are the
+//! simulator's own cost. A bench repeats the run, reports each one and the medians of the timing
+//! figures, and checks that the repeats agree on the counters (the event loop is meant to be
+//! deterministic, so a disagreement is itself a finding).
+//!
+//! Quality figures, measured at the end of each run:
+//! - the largest penetration the world saw ([`World::max_penetration`]);
+//! - **escaped** bodies: dynamic bodies whose centre is inside a fixed body (a wall or the floor,
+//!   by the narrow phase) or below the top of the floor by more than their bounding radius (fell
+//!   through). The floor is the fixed body whose box reaches lowest;
+//! - bodies **through the outlet**, when the scene has a `[bench]` table with `outlet_z`: dynamic
+//!   bodies whose centre is below that height (the funnel scenes' figure of merit).
+//!
+//! # `[bench]` in scene files
+//! The scene parser ([`crate::scene`]) rejects unknown top-level keys, and `[bench]` is not one of
+//! its own, so [`parse`] takes it out first: when the file has a `bench` key the document is
+//! re-serialised without it and that text is parsed. Line numbers in the errors of such a file
+//! then refer to the re-serialised text; files without `[bench]` are parsed as written.
+
+use crate::narrow_phase::{proximity, Collider, ContactPoint, Pose};
+use crate::scene::{self, Motion, Scene, SceneError};
+use crate::shape::Shape;
+use crate::world::{Counts, SimError, World};
+use glam::{DQuat, DVec3};
+use std::path::Path;
+use std::time::Instant;
+
+/// Radius of the probe sphere placed at a body's centre to ask "is this point inside a fixed
+/// body?" through the narrow phase: small enough not to matter, but a real shape, so that every
+/// collider pair has a path.
+const PROBE_RADIUS: f64 = 1e-6;
+
+/// A scene and the bench's own settings from its `[bench]` table.
+#[derive(Clone, Debug)]
+pub struct BenchScene {
+    /// The scene, as [`scene::parse`] reads it.
+    pub scene: Scene,
+    /// `[bench] outlet_z`: bodies whose centre ends below this height (m) went through the outlet.
+    pub outlet_z: Option<f64>,
+}
+
+/// Reads a scene file for benchmarking (see [`parse`]).
+pub fn load(path: &Path) -> Result<BenchScene, SceneError> {
+    let text = std::fs::read_to_string(path).map_err(|e| SceneError {
+        message: format!("{}: cannot read scene file: {e}", path.display()),
+    })?;
+    parse(&text, path)
+}
+
+/// Parses scene text with an optional `[bench]` table (`outlet_z = <number>`); `source` names it
+/// in errors.
+pub fn parse(text: &str, source: &Path) -> Result<BenchScene, SceneError> {
+    let error = |message: String| SceneError {
+        message: format!("{}: [bench]: {message}", source.display()),
+    };
+    // A document that is not valid TOML goes straight to the scene parser, whose message locates
+    // the syntax error.
+    let mut doc = match text.parse::<toml::Table>() {
+        Ok(doc) => doc,
+        Err(_) => {
+            return scene::parse(text, source).map(|scene| BenchScene {
+                scene,
+                outlet_z: None,
+            })
+        }
+    };
+    let Some(bench) = doc.remove("bench") else {
+        return Ok(BenchScene {
+            scene: scene::parse(text, source)?,
+            outlet_z: None,
+        });
+    };
+    let toml::Value::Table(bench) = bench else {
+        return Err(error("must be a table".to_string()));
+    };
+    let mut outlet_z = None;
+    for (key, value) in &bench {
+        match key.as_str() {
+            "outlet_z" => {
+                let z = match value {
+                    toml::Value::Float(z) => *z,
+                    toml::Value::Integer(z) => *z as f64,
+                    other => {
+                        return Err(error(format!(
+                            "outlet_z must be a number (got {})",
+                            other.type_str()
+                        )))
+                    }
+                };
+                if !z.is_finite() {
+                    return Err(error(format!("outlet_z must be finite (got {z})")));
+                }
+                outlet_z = Some(z);
+            }
+            other => {
+                return Err(error(format!(
+                    "unknown key \"{other}\" (expected: outlet_z)"
+                )))
+            }
+        }
+    }
+    let stripped = toml::to_string(&doc).map_err(|e| {
+        error(format!(
+            "cannot re-serialise the scene without [bench]: {e}"
+        ))
+    })?;
+    Ok(BenchScene {
+        scene: scene::parse(&stripped, source)?,
+        outlet_z,
+    })
+}
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct BenchOptions {
+    /// The backend's name, for the report (the caller builds the world for it).
+    pub backend: String,
+    /// The GPU adapter's description, for the report; `None` on the CPU.
+    pub adapter: Option<String>,
+    /// How many times to run the scene (at least 1).
+    pub repeat: usize,
+    /// Simulated time (s), overriding the scene's `[world] duration`.
+    pub duration: Option<f64>,
+}
+
+/// Why a bench failed.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// The options or the scene are invalid (the command line's exit code 2).
+    #[error("{0}")]
+    Invalid(String),
+    /// The scene could not be built into a world (exit code 2).
+    #[error(transparent)]
+    Scene(#[from] SceneError),
+    /// The simulation failed during a run (exit code 1).
+    #[error("run {run}: simulation failed at t = {time} s: {error}")]
+    Sim {
+        /// Which run (from 1).
+        run: usize,
+        /// Simulated time of the failure (s).
+        time: f64,
+        /// The world's error.
+        error: SimError,
+    },
+    /// The world stopped advancing (exit code 1): a run would otherwise never end.
+    #[error("run {run}: simulation failed: time did not advance past t = {time} s")]
+    Stalled {
+        /// Which run (from 1).
+        run: usize,
+        /// Simulated time where it stuck (s).
+        time: f64,
+    },
+}
+
+/// The quality figures of one run (see the module doc).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Quality {
+    /// Largest penetration depth seen (m).
+    pub max_penetration: f64,
+    /// Dynamic bodies inside a fixed body or fallen through the floor at the end.
+    pub escaped: usize,
+    /// Dynamic bodies below `[bench] outlet_z` at the end; `None` without an outlet.
+    pub through_outlet: Option<usize>,
+}
+
+/// One run's figures.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RunReport {
+    /// `World::new` (s): mass properties, colliders, the initial overlap check.
+    pub time_to_first_frame: f64,
+    /// Stepping to the duration (s), `World::new` excluded.
+    pub wall_time: f64,
+    /// Simulated time reached (s).
+    pub sim_time: f64,
+    /// Wall time per simulated second; `None` for a zero duration.
+    pub wall_per_sim: Option<f64>,
+    /// Collisions and microcollisions per wall-clock second.
+    pub events_per_second: f64,
+    /// Event-heap pops (stale ones included) per wall-clock second.
+    pub heap_pops_per_second: f64,
+    /// Peak resident memory of the process during the run (MiB), where the OS reports it.
+    pub peak_memory_mib: Option<f64>,
+    /// The world's counters at the end.
+    pub counts: Counts,
+    /// The world's per-stage wall times (s), as the world names them.
+    pub stage_times: serde_json::Value,
+    /// The quality figures.
+    #[serde(flatten)]
+    pub quality: Quality,
+}
+
+/// A bench: the medians over its runs, and each run.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct BenchReport {
+    /// The scene file.
+    pub scene: String,
+    /// Number of dynamic bodies.
+    pub bodies: usize,
+    /// The backend that ran.
+    pub backend: String,
+    /// The GPU adapter that ran the frame stages; `None` on the CPU.
+    pub adapter: Option<String>,
+    /// Number of runs.
+    pub repeat: usize,
+    /// Simulated time of each run (s).
+    pub sim_time: f64,
+    /// Median of the runs' [`RunReport::time_to_first_frame`] (s).
+    pub time_to_first_frame: f64,
+    /// Median wall time (s).
+    pub wall_time: f64,
+    /// Median wall time per simulated second.
+    pub wall_per_sim: Option<f64>,
+    /// Median events (collisions + microcollisions) per second.
+    pub events_per_second: f64,
+    /// Median heap pops per second.
+    pub heap_pops_per_second: f64,
+    /// Median peak memory (MiB); `None` where the OS does not report it.
+    pub peak_memory_mib: Option<f64>,
+    /// Median of each per-stage wall time (s).
+    pub stage_times: serde_json::Value,
+    /// The first run's counters.
+    pub counts: Counts,
+    /// The first run's quality figures.
+    #[serde(flatten)]
+    pub quality: Quality,
+    /// True if every run ended with the same counters and quality figures as the first.
+    pub deterministic: bool,
+    /// Each run, in order.
+    pub runs: Vec<RunReport>,
+}
+
+/// Runs `bench` `options.repeat` times. `build_world` builds the world for the chosen backend;
+/// its time is the time to first frame.
+pub fn run(
+    bench: &BenchScene,
+    options: &BenchOptions,
+    build_world: &dyn Fn(&Scene) -> Result<World, SceneError>,
+) -> Result<BenchReport, BenchError> {
+    if options.repeat == 0 {
+        return Err(BenchError::Invalid(
+            "--repeat must be at least 1".to_string(),
+        ));
+    }
+    let mut scene = bench.scene.clone();
+    if let Some(d) = options.duration {
+        if !(d.is_finite() && d >= 0.0) {
+            return Err(BenchError::Invalid(format!(
+                "--duration must be a finite number >= 0 (got {d})"
+            )));
+        }
+        scene.world.duration = d;
+    }
+    let mut runs = Vec::with_capacity(options.repeat);
+    for index in 1..=options.repeat {
+        let report = run_once(&scene, bench.outlet_z, build_world, index)?;
+        eprintln!(
+            "run {index} of {}: {} s wall for {} s simulated",
+            options.repeat,
+            significant(report.wall_time),
+            report.sim_time
+        );
+        runs.push(report);
+    }
+    Ok(summarise(&scene, options, runs))
+}
+
+/// One run: build, step to the duration, measure.
+fn run_once(
+    scene: &Scene,
+    outlet_z: Option<f64>,
+    build_world: &dyn Fn(&Scene) -> Result<World, SceneError>,
+    index: usize,
+) -> Result<RunReport, BenchError> {
+    // Each run's peak is its own, not the largest of the runs so far.
+    reset_peak_memory();
+    let start = Instant::now();
+    let mut world = build_world(scene)?;
+    let time_to_first_frame = start.elapsed().as_secs_f64();
+
+    let duration = scene.world.duration;
+    let start = Instant::now();
+    while world.time() < duration {
+        let before = world.time();
+        world
+            .step_frame(duration)
+            .map_err(|error| BenchError::Sim {
+                run: index,
+                time: world.time(),
+                error,
+            })?;
+        if world.time() <= before {
+            return Err(BenchError::Stalled {
+                run: index,
+                time: before,
+            });
+        }
+    }
+    let wall_time = start.elapsed().as_secs_f64();
+    let peak_memory_mib = peak_memory_mib();
+
+    let counts = world.counts().clone();
+    let sim_time = world.time();
+    let events = counts.collisions + counts.microcollisions;
+    Ok(RunReport {
+        time_to_first_frame,
+        wall_time,
+        sim_time,
+        wall_per_sim: (sim_time > 0.0).then(|| wall_time / sim_time),
+        events_per_second: per_second(events, wall_time),
+        heap_pops_per_second: per_second(counts.heap_pops, wall_time),
+        peak_memory_mib,
+        stage_times: serde_json::to_value(world.stage_times()).unwrap_or(serde_json::Value::Null),
+        quality: quality(&world, outlet_z),
+        counts,
+    })
+}
+
+/// `n / wall`, and 0 for a run too short to time.
+fn per_second(n: u64, wall: f64) -> f64 {
+    if wall > 0.0 {
+        n as f64 / wall
+    } else {
+        0.0
+    }
+}
+
+/// The medians of the timing figures; counters and quality from the first run.
+fn summarise(scene: &Scene, options: &BenchOptions, runs: Vec<RunReport>) -> BenchReport {
+    let median_of = |f: &dyn Fn(&RunReport) -> f64| median(runs.iter().map(f).collect());
+    let first = &runs[0];
+    let deterministic = runs
+        .iter()
+        .all(|r| r.counts == first.counts && r.quality == first.quality);
+    let peak_memory_mib = if runs.iter().all(|r| r.peak_memory_mib.is_some()) {
+        Some(median_of(&|r| r.peak_memory_mib.unwrap_or(0.0)))
+    } else {
+        None
+    };
+    BenchReport {
+        scene: scene.source.display().to_string(),
+        bodies: scene.motion_counts().0,
+        backend: options.backend.clone(),
+        adapter: options.adapter.clone(),
+        repeat: runs.len(),
+        sim_time: first.sim_time,
+        time_to_first_frame: median_of(&|r| r.time_to_first_frame),
+        wall_time: median_of(&|r| r.wall_time),
+        wall_per_sim: first
+            .wall_per_sim
+            .map(|_| median_of(&|r| r.wall_per_sim.unwrap_or(0.0))),
+        events_per_second: median_of(&|r| r.events_per_second),
+        heap_pops_per_second: median_of(&|r| r.heap_pops_per_second),
+        peak_memory_mib,
+        stage_times: median_stage_times(&runs),
+        counts: first.counts.clone(),
+        quality: first.quality.clone(),
+        deterministic,
+        runs,
+    }
+}
+
+/// The median of each numeric field of the runs' stage times (an object keyed by stage).
+fn median_stage_times(runs: &[RunReport]) -> serde_json::Value {
+    let serde_json::Value::Object(first) = &runs[0].stage_times else {
+        return runs[0].stage_times.clone();
+    };
+    let mut out = serde_json::Map::new();
+    for key in first.keys() {
+        let values: Vec<f64> = runs
+            .iter()
+            .filter_map(|r| r.stage_times.get(key).and_then(serde_json::Value::as_f64))
+            .collect();
+        if values.len() == runs.len() {
+            out.insert(key.clone(), serde_json::json!(median(values)));
+        }
+    }
+    serde_json::Value::Object(out)
+}
+
+/// The median (the mean of the middle two for an even count); 0 for none.
+fn median(mut values: Vec<f64>) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        0.5 * (values[n / 2 - 1] + values[n / 2])
+    }
+}
+
+/// The quality figures of `world` now (see the module doc).
+pub fn quality(world: &World, outlet_z: Option<f64>) -> Quality {
+    let check = EscapeCheck::new(
+        (0..world.body_count())
+            .filter(|&i| world.body_motion(i) == Motion::Fixed)
+            .map(|i| (world.body(i).collider.clone(), world.body(i).pose())),
+    );
+    let dynamic: Vec<usize> = (0..world.body_count())
+        .filter(|&i| world.body_motion(i) == Motion::Dynamic)
+        .collect();
+    let escaped = dynamic
+        .iter()
+        .filter(|&&i| {
+            let b = world.body(i);
+            check.escaped(b.position, b.bounding_radius)
+        })
+        .count();
+    let through_outlet = outlet_z.map(|z| {
+        dynamic
+            .iter()
+            .filter(|&&i| world.body(i).position.z < z)
+            .count()
+    });
+    Quality {
+        max_penetration: world.max_penetration(),
+        escaped,
+        through_outlet,
+    }
+}
+
+/// The fixed bodies, and the test of whether a body's centre has escaped through them.
+pub struct EscapeCheck {
+    /// Each fixed body's collider, pose and world box.
+    fixed: Vec<(Collider, Pose, (DVec3, DVec3))>,
+    /// Top of the floor's box (m): the fixed body whose box reaches lowest. `None` without fixed
+    /// bodies, or when that top is unbounded (a tilted plane), where "below the floor" means
+    /// nothing.
+    floor_top: Option<f64>,
+    probe: Collider,
+}
+
+impl EscapeCheck {
+    /// The check against these fixed bodies (collider and pose).
+    pub fn new(fixed: impl IntoIterator<Item = (Collider, Pose)>) -> EscapeCheck {
+        let fixed: Vec<_> = fixed
+            .into_iter()
+            .map(|(collider, pose)| {
+                let aabb = collider.aabb(&pose);
+                (collider, pose, aabb)
+            })
+            .collect();
+        let floor_top = fixed
+            .iter()
+            .map(|(_, _, (min, max))| (min.z, max.z))
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)))
+            .map(|(_, top)| top)
+            .filter(|top| top.is_finite());
+        // The probe is a valid sphere by construction; failing here would be a bug in Collider.
+        let probe = Collider::new(
+            &Shape::Sphere {
+                radius: PROBE_RADIUS,
+            },
+            Pose::IDENTITY,
+        )
+        .expect("a sphere of positive radius is a valid shape");
+        EscapeCheck {
+            fixed,
+            floor_top,
+            probe,
+        }
+    }
+
+    /// True if a body centred at `centre` with bounding radius `radius` has escaped: fallen below
+    /// the floor's top by more than `radius`, or its centre is inside a fixed body.
+    pub fn escaped(&self, centre: DVec3, radius: f64) -> bool {
+        if self.floor_top.is_some_and(|top| centre.z < top - radius) {
+            return true;
+        }
+        let probe_pose = Pose::new(centre, DQuat::IDENTITY);
+        let mut points: Vec<ContactPoint> = Vec::new();
+        self.fixed.iter().any(|(collider, pose, (min, max))| {
+            // Only a box that contains the centre can have it inside: most fixed bodies are far.
+            let contained = centre.cmpge(*min).all() && centre.cmple(*max).all();
+            // The probe's separation is the centre's signed distance less the probe radius, so
+            // the centre is strictly inside when it is below -PROBE_RADIUS.
+            contained
+                && proximity(&self.probe, &probe_pose, collider, pose, 0.0, &mut points)
+                    < -PROBE_RADIUS
+        })
+    }
+}
+
+/// Peak resident memory of this process (MiB): `VmHWM` from `/proc/self/status`; `None` where
+/// there is no such file (not Linux).
+pub fn peak_memory_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?;
+    let kib: f64 = line.trim().strip_suffix("kB")?.trim().parse().ok()?;
+    Some(kib / 1024.0)
+}
+
+/// Resets the peak resident memory to the current one (Linux: writing 5 to
+/// `/proc/self/clear_refs`). Where that is not possible the peak stays the process's, which only
+/// overstates the later runs of a repeat.
+fn reset_peak_memory() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+impl BenchReport {
+    /// The report as the tables printed by `tumble bench`: one row per run and the medians, then
+    /// every figure of the medians with its unit.
+    pub fn table(&self) -> String {
+        let mut out = String::new();
+        out.push_str(&format!(
+            "tumble bench: {}: {} dynamic bodies, {} backend, {} s simulated, {} run{}\n\n",
+            self.scene,
+            self.bodies,
+            self.backend,
+            self.sim_time,
+            self.repeat,
+            if self.repeat == 1 { "" } else { "s" }
+        ));
+        let header = [
+            "run",
+            "first frame (s)",
+            "wall time (s)",
+            "wall/sim",
+            "events/s",
+            "heap pops/s",
+            "peak memory (MiB)",
+        ];
+        let mut rows: Vec<Vec<String>> = self
+            .runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                run_row(
+                    (i + 1).to_string(),
+                    r.time_to_first_frame,
+                    r.wall_time,
+                    r.wall_per_sim,
+                    r.events_per_second,
+                    r.heap_pops_per_second,
+                    r.peak_memory_mib,
+                )
+            })
+            .collect();
+        rows.push(run_row(
+            "median".to_string(),
+            self.time_to_first_frame,
+            self.wall_time,
+            self.wall_per_sim,
+            self.events_per_second,
+            self.heap_pops_per_second,
+            self.peak_memory_mib,
+        ));
+        out.push_str(&columns(&header, &rows));
+        out.push('\n');
+
+        let mut figures: Vec<(String, String)> = vec![
+            ("scene".into(), self.scene.clone()),
+            ("bodies (dynamic)".into(), self.bodies.to_string()),
+            ("backend".into(), self.backend.clone()),
+            (
+                "adapter".into(),
+                self.adapter.clone().unwrap_or_else(|| "n/a".into()),
+            ),
+            ("sim time (s)".into(), self.sim_time.to_string()),
+            (
+                "time to first frame (s)".into(),
+                significant(self.time_to_first_frame),
+            ),
+            ("wall time (s)".into(), significant(self.wall_time)),
+            ("wall/sim".into(), ratio(self.wall_per_sim)),
+            ("events/s".into(), format!("{:.0}", self.events_per_second)),
+            (
+                "heap pops/s".into(),
+                format!("{:.0}", self.heap_pops_per_second),
+            ),
+            ("peak memory (MiB)".into(), mib(self.peak_memory_mib)),
+        ];
+        match &self.stage_times {
+            serde_json::Value::Object(stages) if !stages.is_empty() => {
+                for (stage, seconds) in stages {
+                    let share = match seconds.as_f64() {
+                        Some(s) if self.wall_time > 0.0 => {
+                            format!("{} ({:.0}%)", significant(s), 100.0 * s / self.wall_time)
+                        }
+                        Some(s) => significant(s),
+                        None => seconds.to_string(),
+                    };
+                    figures.push((format!("stage {stage} (s)"), share));
+                }
+            }
+            _ => figures.push(("stage times".into(), "n/a".into())),
+        }
+        // Through serde, so that counters the world adds later are listed without touching this.
+        if let Ok(serde_json::Value::Object(counts)) = serde_json::to_value(&self.counts) {
+            for (name, n) in counts {
+                figures.push((format!("count {name}"), n.to_string()));
+            }
+        }
+        figures.push((
+            "max penetration (m)".into(),
+            format!("{:.3e}", self.quality.max_penetration),
+        ));
+        figures.push(("escaped".into(), self.quality.escaped.to_string()));
+        figures.push((
+            "through outlet".into(),
+            match self.quality.through_outlet {
+                Some(n) => n.to_string(),
+                None => "n/a (no [bench] outlet_z)".into(),
+            },
+        ));
+        figures.push((
+            "deterministic".into(),
+            if self.deterministic {
+                "yes".into()
+            } else {
+                "NO: the runs' counters or quality figures differ (see the JSON runs)".into()
+            },
+        ));
+        let rows: Vec<Vec<String>> = figures.into_iter().map(|(k, v)| vec![k, v]).collect();
+        out.push_str(&columns(&["figure", "value"], &rows));
+        out
+    }
+}
+
+/// One row of the runs table.
+fn run_row(
+    label: String,
+    first_frame: f64,
+    wall: f64,
+    wall_per_sim: Option<f64>,
+    events: f64,
+    pops: f64,
+    memory: Option<f64>,
+) -> Vec<String> {
+    vec![
+        label,
+        significant(first_frame),
+        significant(wall),
+        ratio(wall_per_sim),
+        format!("{events:.0}"),
+        format!("{pops:.0}"),
+        mib(memory),
+    ]
+}
+
+/// A ratio to four significant digits, or "n/a".
+fn ratio(r: Option<f64>) -> String {
+    r.map_or_else(|| "n/a".to_string(), significant)
+}
+
+/// Four significant digits: fixed point from 1e-3 up, scientific below (a short run's
+/// sub-millisecond times would otherwise all print as 0.000).
+fn significant(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    if x.abs() < 1e-3 {
+        return format!("{x:.3e}");
+    }
+    let decimals = (3 - x.abs().log10().floor() as i32).clamp(0, 6) as usize;
+    format!("{x:.decimals$}")
+}
+
+/// A peak-memory figure in MiB, or "n/a".
+fn mib(m: Option<f64>) -> String {
+    m.map_or_else(|| "n/a".to_string(), |m| format!("{m:.1}"))
+}
+
+/// Left-aligned columns separated by two spaces, with a dashed rule under the header.
+fn columns(header: &[&str], rows: &[Vec<String>]) -> String {
+    let header: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: &[String]| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        padded.join("  ").trim_end().to_string() + "\n"
+    };
+    let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+    let mut out = line(&header);
+    out.push_str(&line(&rule));
+    for row in rows {
+        out.push_str(&line(row));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ground() -> (Collider, Pose) {
+        let shape = Shape::Box {
+            half_extents: DVec3::new(10.0, 10.0, 0.5),
+        };
+        let collider = Collider::new(&shape, Pose::IDENTITY).unwrap();
+        (
+            collider,
+            Pose::new(DVec3::new(0.0, 0.0, -0.5), DQuat::IDENTITY),
+        )
+    }
+
+    #[test]
+    fn a_centre_inside_the_floor_or_below_it_has_escaped() {
+        let check = EscapeCheck::new([ground()]);
+        // Resting on the floor, and barely touching it.
+        assert!(!check.escaped(DVec3::new(0.0, 0.0, 0.25), 0.3));
+        assert!(!check.escaped(DVec3::new(0.0, 0.0, 1e-3), 0.3));
+        // Centre inside the slab (within its bounding radius of the top, so by the narrow phase).
+        assert!(check.escaped(DVec3::new(0.0, 0.0, -0.1), 0.3));
+        // Beside the slab (outside its box) but below the floor's top by more than the radius.
+        assert!(check.escaped(DVec3::new(50.0, 0.0, -2.0), 0.3));
+        // Beside the slab and above that depth.
+        assert!(!check.escaped(DVec3::new(50.0, 0.0, -0.2), 0.3));
+    }
+
+    #[test]
+    fn a_centre_inside_a_wall_has_escaped() {
+        let wall = Collider::new(
+            &Shape::Box {
+                half_extents: DVec3::new(0.25, 5.0, 2.0),
+            },
+            Pose::IDENTITY,
+        )
+        .unwrap();
+        let turned = Pose::new(
+            DVec3::new(3.0, 0.0, 4.0),
+            DQuat::from_rotation_y(std::f64::consts::FRAC_PI_4),
+        );
+        let check = EscapeCheck::new([ground(), (wall, turned)]);
+        assert!(check.escaped(DVec3::new(3.0, 0.0, 4.0), 0.3));
+        assert!(check.escaped(DVec3::new(3.1, 1.0, 4.1), 0.3));
+        // In the wall's box but outside the tilted wall itself.
+        assert!(!check.escaped(DVec3::new(4.2, 0.0, 3.0), 0.3));
+    }
+
+    #[test]
+    fn bench_table_is_stripped_and_read() {
+        let text = "[world]\nduration = 1.0\n\n[bench]\noutlet_z = 8\n\n[[bodies]]\nname = \"ball\"\n\
+                    shape = { type = \"sphere\", radius = 0.1 }\nmass = 1.0\nposition = [0.0, 0.0, 1.0]\n";
+        let b = parse(text, Path::new("t.toml")).unwrap();
+        assert_eq!(b.outlet_z, Some(8.0));
+        assert_eq!(b.scene.bodies.len(), 1);
+        assert_eq!(b.scene.world.duration, 1.0);
+
+        let plain = parse("[world]\nduration = 2.0\n", Path::new("t.toml")).unwrap();
+        assert_eq!(plain.outlet_z, None);
+
+        let bad = parse("[bench]\noutlet = 1.0\n", Path::new("t.toml")).unwrap_err();
+        assert!(
+            bad.message
+                .contains("t.toml: [bench]: unknown key \"outlet\""),
+            "{bad}"
+        );
+        let bad = parse("[bench]\noutlet_z = \"low\"\n", Path::new("t.toml")).unwrap_err();
+        assert!(bad.message.contains("outlet_z must be a number"), "{bad}");
+    }
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0]), 2.5);
+        assert_eq!(median(vec![]), 0.0);
+    }
+}

@@ -1,0 +1,186 @@
+//! `tumble bench`: the table, the JSON report, `[bench] outlet_z`, and exit codes.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn tumble(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tumble"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("failed to start tumble")
+}
+
+/// A fresh, empty directory for one test.
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tumble-bench-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The JSON report printed after the table, on its one `JSON: ` line.
+fn json_line(stdout: &str) -> serde_json::Value {
+    let lines: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("JSON: "))
+        .collect();
+    assert_eq!(lines.len(), 1, "expected one JSON line in:\n{stdout}");
+    serde_json::from_str(lines[0]).expect("the JSON line parses")
+}
+
+#[test]
+fn bench_prints_the_table_and_a_json_line() {
+    let out = tumble(&[
+        "bench",
+        "scenes/ramp.toml",
+        "--duration",
+        "0.2",
+        "--repeat",
+        "2",
+    ]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    for column in [
+        "wall time (s)",
+        "events/s",
+        "peak memory (MiB)",
+        "time to first frame (s)",
+        "max penetration (m)",
+        "escaped",
+        "median",
+    ] {
+        assert!(stdout.contains(column), "no {column:?} in:\n{stdout}");
+    }
+    let report = json_line(&stdout);
+    for key in [
+        "scene",
+        "bodies",
+        "backend",
+        "sim_time",
+        "wall_time",
+        "wall_per_sim",
+        "events_per_second",
+        "heap_pops_per_second",
+        "time_to_first_frame",
+        "counts",
+        "stage_times",
+        "max_penetration",
+        "escaped",
+        "through_outlet",
+        "peak_memory_mib",
+        "runs",
+    ] {
+        assert!(report.get(key).is_some(), "no {key:?} in {report}");
+    }
+    assert_eq!(report["bodies"], 1);
+    // `auto` (the default) picks the GPU only where a real one exists.
+    let backend = report["backend"].as_str().unwrap();
+    assert!(backend == "cpu" || backend == "gpu", "{backend}");
+    assert!((report["sim_time"].as_f64().unwrap() - 0.2).abs() < 1e-12);
+    assert!(report["wall_time"].as_f64().unwrap() > 0.0);
+    assert_eq!(report["escaped"], 0);
+    assert!(report["through_outlet"].is_null());
+    assert!(report["counts"]["frames"].as_u64().unwrap() >= 10);
+    let runs = report["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    // The ball rolls down the ramp: the same events both times.
+    assert_eq!(runs[0]["counts"], runs[1]["counts"]);
+    assert_eq!(report["deterministic"], true);
+}
+
+#[test]
+fn bench_writes_json_to_a_file_and_counts_bodies_through_the_outlet() {
+    let dir = temp_dir("outlet");
+    let scene = dir.join("drop.toml");
+    // Two balls over a floor; the [bench] outlet sits between their resting heights' centres:
+    // the low one rests with its centre at 0.1 m (below 0.5), the high one on a fixed shelf.
+    std::fs::write(
+        &scene,
+        r#"
+[world]
+duration = 0.5
+
+[bench]
+outlet_z = 0.5
+
+[[bodies]]
+name = "floor"
+motion = "fixed"
+shape = { type = "box", half_extents = [5.0, 5.0, 0.5] }
+position = [0.0, 0.0, -0.5]
+
+[[bodies]]
+name = "shelf"
+motion = "fixed"
+shape = { type = "box", half_extents = [0.5, 0.5, 0.5] }
+position = [3.0, 0.0, 0.5]
+
+[[bodies]]
+name = "low"
+shape = { type = "sphere", radius = 0.1 }
+mass = 1.0
+position = [0.0, 0.0, 0.3]
+
+[[bodies]]
+name = "high"
+shape = { type = "sphere", radius = 0.1 }
+mass = 1.0
+position = [3.0, 0.0, 1.3]
+"#,
+    )
+    .unwrap();
+    let json = dir.join("report.json");
+    let out = tumble(&[
+        "bench",
+        scene.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    assert!(stdout.contains("wall time (s)"), "{stdout}");
+    assert!(!stdout.contains("JSON: "), "{stdout}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["bodies"], 2);
+    assert_eq!(report["through_outlet"], 1);
+    assert_eq!(report["escaped"], 0);
+    assert!((report["sim_time"].as_f64().unwrap() - 0.5).abs() < 1e-12);
+}
+
+#[test]
+fn bench_refuses_a_bad_scene_with_exit_code_2() {
+    let dir = temp_dir("bad");
+    let path = dir.join("bad.toml");
+    std::fs::write(
+        &path,
+        "[[bodies]]\nname = \"ball\"\nshape = { type = \"sphere\", radius = 0.1 }\nmass = -1\n",
+    )
+    .unwrap();
+    let out = tumble(&["bench", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    let expected = format!(
+        "{}:4:8: bodies[0] \"ball\": mass must be > 0 (got -1)",
+        path.display()
+    );
+    assert!(stderr.contains(&expected), "stderr: {stderr}");
+    assert!(out.stdout.is_empty());
+
+    // A bad [bench] table, and bad options, are refused the same way.
+    std::fs::write(&path, "[bench]\noutlet = 1.0\n").unwrap();
+    let out = tumble(&["bench", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("[bench]: unknown key \"outlet\""));
+    let out = tumble(&["bench", "scenes/ramp.toml", "--duration", "-1"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = tumble(&["bench", "scenes/ramp.toml", "--repeat", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = tumble(&["bench", "scenes/no-such-scene.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+}
