@@ -24,7 +24,10 @@ pub fn is_spherical(inertia: DVec3) -> bool {
 
 /// Position and velocity after `dt` under constant acceleration `g` (exact).
 pub fn advance_linear(position: DVec3, velocity: DVec3, g: DVec3, dt: f64) -> (DVec3, DVec3) {
-    (position + velocity * dt + 0.5 * g * dt * dt, velocity + g * dt)
+    (
+        position + velocity * dt + 0.5 * g * dt * dt,
+        velocity + g * dt,
+    )
 }
 
 /// `exp(ω dt) q`: rotation at constant world angular velocity (exact).
@@ -48,7 +51,9 @@ pub fn advance_rotation(q: DQuat, omega: DVec3, inertia: DVec3, dt: f64) -> (DQu
     }
     // World angular momentum: invariant of torque-free motion.
     let l_world = q * (inertia * (q.inverse() * omega));
-    let steps = ((omega.length() * dt.abs()) / MAX_STEP_ANGLE).ceil().max(1.0) as usize;
+    let steps = ((omega.length() * dt.abs()) / MAX_STEP_ANGLE)
+        .ceil()
+        .max(1.0) as usize;
     let h = dt / steps as f64;
     let mut q = q;
     let mut wb = q.inverse() * omega;
@@ -60,7 +65,12 @@ pub fn advance_rotation(q: DQuat, omega: DVec3, inertia: DVec3, dt: f64) -> (DQu
         (qd, wd)
     };
     let add = |q: DQuat, dq: DQuat, s: f64| -> DQuat {
-        DQuat::from_xyzw(q.x + dq.x * s, q.y + dq.y * s, q.z + dq.z * s, q.w + dq.w * s)
+        DQuat::from_xyzw(
+            q.x + dq.x * s,
+            q.y + dq.y * s,
+            q.z + dq.z * s,
+            q.w + dq.w * s,
+        )
     };
     for _ in 0..steps {
         let (q1, w1) = deriv(q, wb);

@@ -51,17 +51,43 @@ pub struct Body {
     pub com_in_shape: DVec3,
     /// Principal axes in the user's shape frame (shape frame = body frame rotated by this).
     pub principal_axes: DQuat,
+    /// Asleep (Mirtich 1996, §4.2): a resting dynamic body that stopped generating
+    /// microcollisions; it neither moves nor yields (infinite mass) until woken.
+    pub asleep: bool,
+    /// Pose and time since which the body has stayed within the rest tolerance.
+    pub rest_anchor: (DVec3, DQuat, f64),
+    /// Last time a contact impulse pushed the body up from a fixed or sleeping support (s).
+    pub supported_at: f64,
 }
 
 impl Body {
-    /// True for bodies that collisions move.
+    /// True for dynamic bodies, asleep or not.
     pub fn is_dynamic(&self) -> bool {
         self.motion == Motion::Dynamic
     }
 
-    /// The body's acceleration over a flight: gravity for dynamic bodies, else 0.
+    /// True for bodies that collisions move now (dynamic and awake).
+    pub fn is_awake_dynamic(&self) -> bool {
+        self.motion == Motion::Dynamic && !self.asleep
+    }
+
+    /// True for bodies that move: awake dynamic or kinematic.
+    pub fn moves(&self) -> bool {
+        self.is_awake_dynamic() || self.motion == Motion::Kinematic
+    }
+
+    /// 1 / mass as collisions see it: 0 for fixed, kinematic and sleeping bodies.
+    pub fn effective_inv_mass(&self) -> f64 {
+        if self.is_awake_dynamic() {
+            self.inv_mass
+        } else {
+            0.0
+        }
+    }
+
+    /// The body's acceleration over a flight: gravity for awake dynamic bodies, else 0.
     pub fn acceleration(&self, gravity: DVec3) -> DVec3 {
-        if self.is_dynamic() {
+        if self.is_awake_dynamic() {
             gravity
         } else {
             DVec3::ZERO
@@ -77,15 +103,21 @@ impl Body {
         }
         match self.motion {
             Motion::Fixed => {}
+            Motion::Dynamic if self.asleep => {}
             Motion::Kinematic => {
                 self.position += self.velocity * dt;
-                self.orientation = ballistic::rotate_constant(self.orientation, self.angular_velocity, dt);
+                self.orientation =
+                    ballistic::rotate_constant(self.orientation, self.angular_velocity, dt);
             }
             Motion::Dynamic => {
                 (self.position, self.velocity) =
                     ballistic::advance_linear(self.position, self.velocity, gravity, dt);
-                (self.orientation, self.angular_velocity) =
-                    ballistic::advance_rotation(self.orientation, self.angular_velocity, self.inertia, dt);
+                (self.orientation, self.angular_velocity) = ballistic::advance_rotation(
+                    self.orientation,
+                    self.angular_velocity,
+                    self.inertia,
+                    dt,
+                );
             }
         }
         self.time = t;
@@ -101,6 +133,9 @@ impl Body {
 
     /// Inverse inertia tensor in world coordinates, `R diag(1/I) Rᵀ`.
     pub fn inv_inertia_world(&self) -> DMat3 {
+        if !self.is_awake_dynamic() {
+            return DMat3::ZERO;
+        }
         let r = DMat3::from_quat(self.orientation);
         r * DMat3::from_diagonal(self.inv_inertia) * r.transpose()
     }
@@ -112,7 +147,7 @@ impl Body {
 
     /// Applies impulse `impulse` at world point `p`: `Δv = p/m`, `Δω = I⁻¹ (r × p)` (eq. 3–4).
     pub fn apply_impulse(&mut self, impulse: DVec3, p: DVec3) {
-        if !self.is_dynamic() {
+        if !self.is_awake_dynamic() {
             return;
         }
         self.velocity += impulse * self.inv_mass;
@@ -136,14 +171,14 @@ impl Body {
             acceleration: self.acceleration(gravity),
             angular_velocity: self.angular_velocity,
             max_angular_speed: self.max_angular_speed,
-            constant_spin: self.motion != Motion::Dynamic || ballistic::is_spherical(self.inertia),
+            constant_spin: !self.is_awake_dynamic() || ballistic::is_spherical(self.inertia),
             rotation_radius: self.rotation_radius,
         }
     }
 
     /// Kinetic energy `½ m v² + ½ ω·Iω` (J); 0 for bodies of infinite mass.
     pub fn kinetic_energy(&self) -> f64 {
-        if !self.is_dynamic() {
+        if !self.is_awake_dynamic() {
             return 0.0;
         }
         let wb = self.orientation.inverse() * self.angular_velocity;
@@ -168,5 +203,25 @@ impl Body {
             && self.velocity.is_finite()
             && self.orientation.is_finite()
             && self.angular_velocity.is_finite()
+    }
+}
+
+impl Body {
+    /// Puts the body to sleep: it stops where it is.
+    pub fn sleep(&mut self) {
+        self.asleep = true;
+        self.velocity = DVec3::ZERO;
+        self.angular_velocity = DVec3::ZERO;
+        self.version = self.version.wrapping_add(1);
+        self.refresh_bounds();
+    }
+
+    /// Wakes the body at rest at time `t` (it must already be at `t`).
+    pub fn wake(&mut self, t: f64) {
+        self.asleep = false;
+        self.time = t;
+        self.rest_anchor = (self.position, self.orientation, t);
+        self.version = self.version.wrapping_add(1);
+        self.refresh_bounds();
     }
 }

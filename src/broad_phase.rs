@@ -68,7 +68,9 @@ impl BroadPhase {
             return None;
         }
         let span = hi - lo;
-        if span.max_element() > LARGE_CELLS || (span.x + 1.0) * (span.y + 1.0) * (span.z + 1.0) > 512.0 {
+        if span.max_element() > LARGE_CELLS
+            || (span.x + 1.0) * (span.y + 1.0) * (span.z + 1.0) > 512.0
+        {
             return None;
         }
         Some((
@@ -155,15 +157,23 @@ mod tests {
         let mut boxes = Vec::new();
         let mut s = 12345u64;
         let mut rnd = || {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (s >> 11) as f64 / (1u64 << 53) as f64
         };
         for _ in 0..300 {
             let c = DVec3::new(rnd(), rnd(), rnd()) * 20.0;
             let h = DVec3::splat(0.2 + rnd());
-            boxes.push(Aabb { min: c - h, max: c + h });
+            boxes.push(Aabb {
+                min: c - h,
+                max: c + h,
+            });
         }
-        boxes.push(Aabb { min: DVec3::splat(-100.0), max: DVec3::new(100.0, 100.0, 0.5) });
+        boxes.push(Aabb {
+            min: DVec3::splat(-100.0),
+            max: DVec3::new(100.0, 100.0, 0.5),
+        });
         let mut bp = BroadPhase::default();
         bp.reset(&boxes, |_| true);
         for (i, b) in boxes.iter().enumerate() {

@@ -33,17 +33,20 @@ pub struct WorldSettings {
     pub frame_period: f64,
     /// Collision epsilon ε_c (m).
     pub collision_epsilon: f64,
+    /// Rest time before a supported, motionless body sleeps (s); 0 disables sleeping.
+    pub sleep_time: f64,
 }
 
 impl Default for WorldSettings {
     /// The defaults of the scene format: gravity [0, 0, -9.81], duration 5 s, frame period
-    /// 0.02 s, collision epsilon 1 mm.
+    /// 0.02 s, collision epsilon 1 mm, sleep time 0.5 s.
     fn default() -> Self {
         WorldSettings {
             gravity: DVec3::new(0.0, 0.0, -9.81),
             duration: 5.0,
             frame_period: 0.02,
             collision_epsilon: 0.001,
+            sleep_time: 0.5,
         }
     }
 }
@@ -245,7 +248,13 @@ fn parse_world(root: &Tab) -> Result<WorldSettings, SceneError> {
     let Some(t) = root.sub_table("world", "world".to_string(), String::new())? else {
         return Ok(w);
     };
-    t.check_keys(&["gravity", "duration", "frame_period", "collision_epsilon"])?;
+    t.check_keys(&[
+        "gravity",
+        "duration",
+        "frame_period",
+        "collision_epsilon",
+        "sleep_time",
+    ])?;
     if let Some((g, _)) = t.vec3("gravity")? {
         w.gravity = g;
     }
@@ -260,6 +269,12 @@ fn parse_world(root: &Tab) -> Result<WorldSettings, SceneError> {
     }
     if let Some((v, _)) = t.positive("collision_epsilon")? {
         w.collision_epsilon = v;
+    }
+    if let Some((v, span)) = t.number("sleep_time")? {
+        if v < 0.0 {
+            return Err(t.value_error(&span, "sleep_time", &format!("must be >= 0 (got {v})")));
+        }
+        w.sleep_time = v;
     }
     Ok(w)
 }

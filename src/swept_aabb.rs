@@ -70,7 +70,13 @@ mod tests {
 
     #[test]
     fn apex_is_included() {
-        let b = swept_aabb(DVec3::ZERO, DVec3::new(0.0, 0.0, 1.0), DVec3::new(0.0, 0.0, -10.0), 0.2, 0.1);
+        let b = swept_aabb(
+            DVec3::ZERO,
+            DVec3::new(0.0, 0.0, 1.0),
+            DVec3::new(0.0, 0.0, -10.0),
+            0.2,
+            0.1,
+        );
         assert!((b.max.z - (0.05 + 0.1)).abs() < 1e-9);
         assert!((b.min.z - (-0.1)).abs() < 1e-9);
     }

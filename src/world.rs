@@ -76,6 +76,10 @@ pub struct Counts {
     /// Bounds for pairs inside ε_c that took the "present distance less ε_c/16" target because
     /// no hop return could be bounded (see the module doc); a diagnostic of resting contact.
     pub band_steps: u64,
+    /// Bodies put to sleep (Mirtich 1996, §4.2).
+    pub sleeps: u64,
+    /// Sleeping bodies woken by an impact (or by a support waking beneath them).
+    pub wakes: u64,
     /// Frames completed.
     pub frames: u64,
 }
@@ -120,6 +124,13 @@ pub struct World {
     /// Data-parallel frame stages (GPU or CPU twins); `None`: the host's own f64 path.
     stages: Option<Box<dyn FrameStages>>,
     stage_bodies: Vec<StageBody>,
+    /// Rest time before a supported, motionless body sleeps (s); 0: never.
+    sleep_time: f64,
+    /// How far a body may move (m) and still count as at rest.
+    rest_distance: f64,
+    /// Approach speed above which an impact wakes a sleeping body (m/s).
+    wake_speed: f64,
+    woken: Vec<usize>,
 }
 
 /// Wall time spent in each part of the frame loop (s), summed over all frames.
@@ -227,7 +238,11 @@ impl World {
                 material,
                 com_in_shape: com,
                 principal_axes: axes,
+                asleep: false,
+                rest_anchor: (DVec3::ZERO, DQuat::IDENTITY, 0.0),
+                supported_at: f64::NEG_INFINITY,
             };
+            body.rest_anchor = (body.position, body.orientation, 0.0);
             body.refresh_bounds();
             bodies.push(body);
         }
@@ -258,6 +273,10 @@ impl World {
             stage_times: StageTimes::default(),
             stages: None,
             stage_bodies: Vec::new(),
+            sleep_time: scene.world.sleep_time,
+            rest_distance: 3.0 * eps,
+            wake_speed: 2.0 * (2.0 * g.length() * eps).sqrt(),
+            woken: Vec::new(),
         };
         world.check_initial_overlaps(scene)?;
         Ok(world)
@@ -406,6 +425,7 @@ impl World {
             }
         }
         self.time = t1;
+        self.sleep_resting_bodies(t1);
         self.counts.frames += 1;
         self.lap(clock, |s| &mut s.sync);
         Ok(())
@@ -450,6 +470,7 @@ impl World {
         let mut overrides = Vec::new();
         for (i, b) in self.bodies.iter().enumerate() {
             let motion = match b.motion {
+                Motion::Dynamic if b.asleep => stages::MOTION_FIXED,
                 Motion::Dynamic => stages::MOTION_DYNAMIC,
                 Motion::Fixed => stages::MOTION_FIXED,
                 Motion::Kinematic => stages::MOTION_KINEMATIC,
@@ -471,7 +492,7 @@ impl World {
                 inv_inertia: b.inv_inertia.as_vec3().to_array(),
                 motion,
             });
-            if b.motion == Motion::Fixed || !b.bounding_radius.is_finite() {
+            if motion == stages::MOTION_FIXED || !b.bounding_radius.is_finite() {
                 // Exact boxes for fixed bodies (a floor's bounding sphere would be useless),
                 // rounded outwards to f32.
                 let (min, max) = b.collider.aabb(&b.pose());
@@ -520,9 +541,7 @@ impl World {
         self.counts.broad_phase_pairs += out.bounds.len() as u64;
         for pb in &out.bounds {
             let (a, b) = (pb.a as usize, pb.b as usize);
-            if !(self.bodies[a].is_dynamic() || self.bodies[b].is_dynamic())
-                || pb.toi_bound == stages::TOI_NONE
-            {
+            if !self.pair_matters(a, b) || pb.toi_bound == stages::TOI_NONE {
                 continue;
             }
             self.counts.toi_bounds += 1;
@@ -531,6 +550,91 @@ impl World {
             self.push(a, b, t0 + dt, BoundKind::Coarse);
         }
         Ok(())
+    }
+
+    /// A pair needs bounds if one of its bodies moves and one can be pushed or woken.
+    fn pair_matters(&self, i: usize, j: usize) -> bool {
+        let (a, b) = (&self.bodies[i], &self.bodies[j]);
+        (a.moves() || b.moves()) && (a.is_dynamic() || b.is_dynamic())
+    }
+
+    /// Puts to sleep, at the end of a frame, every awake dynamic body that has stayed within
+    /// `rest_distance` of its rest anchor for `sleep_time` while a fixed or sleeping support
+    /// held it up (Mirtich 1996, §4.2: the rule needs contact, low speed over a time window and
+    /// a support, so nothing freezes in mid-air).
+    fn sleep_resting_bodies(&mut self, t: f64) {
+        if self.sleep_time <= 0.0 {
+            return;
+        }
+        for b in self.bodies.iter_mut().filter(|b| b.is_awake_dynamic()) {
+            let (x0, q0, since) = b.rest_anchor;
+            let turned = q0.angle_between(b.orientation) * b.bounding_radius;
+            if (b.position - x0).length() > self.rest_distance || turned > self.rest_distance {
+                b.rest_anchor = (b.position, b.orientation, t);
+            } else if t - since >= self.sleep_time && t - b.supported_at <= self.sleep_time {
+                b.sleep();
+                self.counts.sleeps += 1;
+            }
+        }
+    }
+
+    /// Wakes sleeping body `i` at time `t`, and every sleeping body resting on it, transitively
+    /// upwards (a body left asleep above a woken support would hang in mid-air). Woken bodies get
+    /// new boxes and bounds for their pairs.
+    fn wake_up(&mut self, i: usize, t: f64) {
+        let up = -self.gravity.normalize_or_zero();
+        let mut stack = vec![i];
+        let mut woken = std::mem::take(&mut self.woken);
+        woken.clear();
+        let mut cand = std::mem::take(&mut self.candidates);
+        while let Some(k) = stack.pop() {
+            if !self.bodies[k].asleep {
+                continue;
+            }
+            self.bodies[k].advance_to(t, self.gravity);
+            self.bodies[k].wake(t);
+            self.counts.wakes += 1;
+            woken.push(k);
+            let bx = self.boxes[k];
+            self.broad.query(k, &bx, &self.boxes, &mut cand);
+            let height = self.bodies[k].position.dot(up);
+            for &j in &cand {
+                let j = j as usize;
+                if self.bodies[j].asleep && self.bodies[j].position.dot(up) > height {
+                    stack.push(j);
+                }
+            }
+        }
+        for &k in &woken {
+            let bx = self.body_box(k, self.frame_end - t);
+            self.boxes[k] = bx;
+            self.broad.insert(k, &bx);
+        }
+        for &k in &woken {
+            let bx = self.boxes[k];
+            self.broad.query(k, &bx, &self.boxes, &mut cand);
+            for &j in &cand {
+                let j = j as usize;
+                if self.pair_matters(k, j) {
+                    self.bodies[j].advance_to(t, self.gravity);
+                    self.push_coarse(k.min(j), k.max(j), t);
+                }
+            }
+        }
+        self.candidates = cand;
+        self.woken = woken;
+    }
+
+    /// Records that the contact impulse along `n` (from b to a) held a up from b, or b from a.
+    fn note_support(&mut self, a: usize, b: usize, n: DVec3) {
+        let up = -self.gravity.normalize_or_zero();
+        let holds = |w: &Body| w.motion == Motion::Fixed || w.asleep;
+        if self.bodies[a].is_awake_dynamic() && holds(&self.bodies[b]) && n.dot(up) > 0.5 {
+            self.bodies[a].supported_at = self.bodies[a].time;
+        }
+        if self.bodies[b].is_awake_dynamic() && holds(&self.bodies[a]) && -n.dot(up) > 0.5 {
+            self.bodies[b].supported_at = self.bodies[b].time;
+        }
     }
 
     fn non_finite(&self, i: usize, t: f64) -> SimError {
@@ -547,6 +651,10 @@ impl World {
             Motion::Fixed => {
                 let (min, max) = b.collider.aabb(&b.pose());
                 Aabb { min, max }
+            }
+            Motion::Dynamic if b.asleep => {
+                let (min, max) = b.collider.aabb(&b.pose());
+                Aabb { min, max }.grown(self.epsilon)
             }
             Motion::Kinematic => {
                 swept_aabb(b.position, b.velocity, DVec3::ZERO, dt, b.bounding_radius)
@@ -567,25 +675,24 @@ impl World {
             self.boxes.push(b);
         }
         let bodies = &self.bodies;
-        self.broad
-            .reset(&self.boxes, |i| bodies[i].motion != Motion::Fixed);
+        self.broad.reset(&self.boxes, |i| bodies[i].moves());
         for i in 0..n {
             self.broad.insert(i, &self.boxes[i]);
         }
         let mut pairs = Vec::new();
         let mut cand = std::mem::take(&mut self.candidates);
         for i in 0..n {
-            if self.bodies[i].motion == Motion::Fixed {
+            if !self.bodies[i].moves() {
                 continue;
             }
             self.broad.query(i, &self.boxes[i], &self.boxes, &mut cand);
             for &j in &cand {
                 let j = j as usize;
-                let other_moves = self.bodies[j].motion != Motion::Fixed;
+                let other_moves = self.bodies[j].moves();
                 if other_moves && j < i {
                     continue; // found from j's side
                 }
-                if self.bodies[i].is_dynamic() || self.bodies[j].is_dynamic() {
+                if self.pair_matters(i, j) {
                     pairs.push((i.min(j), i.max(j)));
                 }
             }
@@ -657,6 +764,23 @@ impl World {
     /// Handles a popped, current entry: both bodies are at `t`.
     fn process_pair(&mut self, a: usize, b: usize, t: f64) -> Result<(), SimError> {
         let d = self.measure(a, b);
+        if d <= self.epsilon && (self.bodies[a].asleep || self.bodies[b].asleep) {
+            // An impact faster than a microcollision train wakes the sleeper (§4.2).
+            let eps = self.epsilon;
+            let approach = self
+                .points
+                .iter()
+                .filter(|p| p.separation <= eps)
+                .map(|p| -self.normal_speed(a, b, p))
+                .fold(0.0, f64::max);
+            if approach > self.wake_speed {
+                for i in [a, b] {
+                    if self.bodies[i].asleep {
+                        self.wake_up(i, t);
+                    }
+                }
+            }
+        }
         if d <= self.epsilon && self.resolve_contacts(a, b) {
             for i in [a, b] {
                 if !self.bodies[i].is_finite() {
@@ -813,10 +937,10 @@ impl World {
             if u.dot(p.normal) < -1e-12 {
                 let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
                 let k = collision_matrix(
-                    ba.inv_mass,
+                    ba.effective_inv_mass(),
                     &ba.inv_inertia_world(),
                     p.position - ba.position,
-                    bb.inv_mass,
+                    bb.effective_inv_mass(),
                     &bb.inv_inertia_world(),
                     p.position - bb.position,
                 );
@@ -847,6 +971,9 @@ impl World {
             return false;
         }
         self.counts.microcollisions += 1;
+        if let Some((p, ..)) = active.first() {
+            self.note_support(a, b, p.normal);
+        }
         true
     }
 
@@ -856,10 +983,10 @@ impl World {
         let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
         let (ra, rb) = (p.position - ba.position, p.position - bb.position);
         let k_world = collision_matrix(
-            ba.inv_mass,
+            ba.effective_inv_mass(),
             &ba.inv_inertia_world(),
             ra,
-            bb.inv_mass,
+            bb.effective_inv_mass(),
             &bb.inv_inertia_world(),
             rb,
         );
@@ -875,6 +1002,7 @@ impl World {
         let impulse = frame * result.impulse;
         self.bodies[a].apply_impulse(impulse, p.position);
         self.bodies[b].apply_impulse(-impulse, p.position);
+        self.note_support(a, b, p.normal);
         true
     }
 
@@ -883,7 +1011,7 @@ impl World {
     fn rebound_after_change(&mut self, a: usize, b: usize, t: f64) {
         let changed: Vec<usize> = [a, b]
             .into_iter()
-            .filter(|&i| self.bodies[i].is_dynamic())
+            .filter(|&i| self.bodies[i].is_awake_dynamic())
             .collect();
         for &i in &changed {
             self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
@@ -903,7 +1031,7 @@ impl World {
                 if j == a || j == b {
                     continue;
                 }
-                if !self.bodies[i].is_dynamic() && !self.bodies[j].is_dynamic() {
+                if !self.pair_matters(i, j) {
                     continue;
                 }
                 self.bodies[j].advance_to(t, self.gravity);

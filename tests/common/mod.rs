@@ -26,6 +26,7 @@ pub fn scene(gravity: DVec3, restitution: f64, friction: f64, bodies: Vec<BodySp
             duration: 1.0,
             frame_period: 0.02,
             collision_epsilon: 1e-3,
+            sleep_time: 0.0,
         },
         materials,
         material_pairs: Vec::new(),
