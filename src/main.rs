@@ -11,6 +11,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
+use tumble::gpu::{Backend, BackendKind};
 use tumble::output::{self, FramesWriter, Summary};
 use tumble::scene::{self, Scene};
 use tumble::world::World;
@@ -67,46 +68,37 @@ struct RunArgs {
     #[arg(long, value_name = "S", allow_negative_numbers = true)]
     duration: Option<f64>,
     /// Where the data-parallel frame stages run.
-    #[arg(long, value_enum, default_value_t = BackendChoice::Cpu)]
+    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     backend: BackendChoice,
 }
 
 /// The backend asked for on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum BackendChoice {
-    /// The CPU stages (always available).
+    /// The host's f64 path on the CPU (always available).
     Cpu,
-    /// The WGSL compute stages on a GPU.
+    /// The WGSL compute stages on the adapter wgpu finds, a CPU implementation such as lavapipe
+    /// included; exit code 2 if there is none (TUMBLE_ADAPTER=<substring> picks one).
     Gpu,
-    /// The GPU if one is usable, else the CPU.
+    /// The GPU if wgpu finds one that is not a CPU implementation (lavapipe/llvmpipe run slower
+    /// than the host path), else the CPU.
     Auto,
 }
 
-/// The backend that will actually run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Backend {
-    /// The CPU stages.
-    Cpu,
-}
-
-impl Backend {
-    /// The name written to summary.json and the result paragraph.
-    fn name(self) -> &'static str {
-        match self {
-            Backend::Cpu => "cpu",
-        }
-    }
-}
-
-/// Resolves the requested backend. The single place the GPU engineer replaces: until the GPU
-/// stages are wired into the world, `gpu` is refused and `auto` falls back to the CPU.
+/// Resolves the requested backend through [`tumble::gpu::select`] and prints on stderr which one
+/// runs (and why `auto` fell back to the CPU). Install it on each world with
+/// [`Backend::install`].
 fn select_backend(choice: BackendChoice) -> Result<Backend, Failure> {
-    match choice {
-        BackendChoice::Cpu | BackendChoice::Auto => Ok(Backend::Cpu),
-        BackendChoice::Gpu => Err(Failure::invalid(
-            "GPU backend not available in this build".to_string(),
-        )),
+    let kind = match choice {
+        BackendChoice::Cpu => BackendKind::Cpu,
+        BackendChoice::Gpu => BackendKind::Gpu,
+        BackendChoice::Auto => BackendKind::Auto,
+    };
+    let selection = tumble::gpu::select(kind).map_err(|e| Failure::invalid(e.to_string()))?;
+    if let Some(note) = &selection.note {
+        eprintln!("{note}");
     }
+    Ok(selection.backend)
 }
 
 /// Why the command failed, and its exit code.
@@ -207,7 +199,6 @@ fn check(path: &Path) -> Result<(), Failure> {
 /// `tumble run`: simulate, writing frames as they are produced and the summary at the end (also
 /// after a simulation error, with the error recorded).
 fn run(args: &RunArgs) -> Result<(), Failure> {
-    let backend = select_backend(args.backend)?;
     let mut scene = scene::load(&args.scene)?;
     if let Some(d) = args.duration {
         if !(d.is_finite() && d >= 0.0) {
@@ -218,6 +209,9 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         scene.world.duration = d;
     }
     let mut world = World::new(&scene)?;
+    // After the scene checks, so that an invalid scene fails without opening a device.
+    let backend = select_backend(args.backend)?;
+    backend.install(&mut world);
 
     let out_dir = args
         .out
@@ -269,6 +263,7 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
     let summary = Summary {
         scene: args.scene.display().to_string(),
         backend: backend.name().to_string(),
+        adapter: backend.adapter(),
         sim_time: world.time(),
         wall_time,
         counts: world.counts().clone(),
@@ -296,13 +291,17 @@ fn bench(args: &BenchArgs) -> Result<(), Failure> {
     let backend = select_backend(args.backend)?;
     let options = tumble::bench::BenchOptions {
         backend: backend.name().to_string(),
-        adapter: None,
+        adapter: backend.adapter(),
         repeat: usize::try_from(args.repeat).unwrap_or(usize::MAX),
         duration: args.duration,
     };
     // Built here, where the backend is known, exactly as `run` builds it; installing the
     // backend is part of the time to first frame.
-    let report = tumble::bench::run(&scene, &options, &|s: &Scene| World::new(s))?;
+    let report = tumble::bench::run(&scene, &options, &|s: &Scene| {
+        let mut world = World::new(s)?;
+        backend.install(&mut world);
+        Ok(world)
+    })?;
     print!("{}", report.table());
     match &args.json {
         Some(path) => {

@@ -159,8 +159,10 @@ impl BodySummary {
 pub struct Summary {
     /// The scene file.
     pub scene: String,
-    /// The backend that ran ("cpu").
+    /// The backend that ran: "cpu" (the host's f64 path) or "gpu".
     pub backend: String,
+    /// The GPU adapter's name, backend and type; `null` on the CPU backend.
+    pub adapter: Option<String>,
     /// Simulated time reached (s).
     pub sim_time: f64,
     /// Wall-clock time of the simulation loop, output included (s).

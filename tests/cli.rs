@@ -95,18 +95,26 @@ fn check_reports_initial_overlaps() {
 }
 
 #[test]
-fn gpu_backend_is_refused_for_now() {
+fn gpu_backend_without_an_adapter_exits_2() {
+    // An adapter filter nothing matches stands for a machine without a GPU; the GPU backend
+    // itself is tested in tests/gpu_backend.rs.
     let dir = temp_dir("gpu");
-    let out = tumble(&[
-        "run",
-        "scenes/ramp.toml",
-        "--backend",
-        "gpu",
-        "--out",
-        dir.join("out").to_str().unwrap(),
-    ]);
+    let out = Command::new(env!("CARGO_BIN_EXE_tumble"))
+        .args([
+            "run",
+            "scenes/ramp.toml",
+            "--backend",
+            "gpu",
+            "--out",
+            dir.join("out").to_str().unwrap(),
+        ])
+        .env("TUMBLE_ADAPTER", "no-such-adapter")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("failed to start tumble");
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("GPU backend not available in this build"));
+    assert!(text(&out.stderr).contains("no GPU adapter found (wgpu): "));
+    assert!(!dir.join("out").exists());
 }
 
 #[test]
@@ -154,7 +162,7 @@ fn run_writes_frames_and_summary() {
         "--duration",
         "0.2",
         "--backend",
-        "auto",
+        "cpu",
         "--out",
         out_dir.to_str().unwrap(),
     ]);
@@ -219,6 +227,7 @@ fn run_writes_frames_and_summary() {
         assert!(summary.get(key).is_some(), "summary.json lacks {key}");
     }
     assert_eq!(summary["backend"], "cpu");
+    assert_eq!(summary["adapter"], serde_json::Value::Null);
     assert_eq!(summary["scene"], "scenes/ramp.toml");
     assert_eq!(summary["error"], serde_json::Value::Null);
     assert!((summary["sim_time"].as_f64().unwrap() - 0.2).abs() < 1e-12);

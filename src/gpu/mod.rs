@@ -13,7 +13,10 @@
 //! virtual one and a CPU implementation (Mesa's lavapipe/llvmpipe is accepted, so the comparison
 //! tests run in CI without a GPU).
 
+pub mod select;
 pub mod shader;
+
+pub use select::{select, Backend, BackendKind, SelectError, Selection, SharedGpuStages};
 
 use crate::stages::broad_phase::SortEntry;
 

@@ -1,0 +1,230 @@
+//! Choosing where the frame stages run: the host's own f64 path (`cpu`), the WGSL stages on
+//! whatever adapter wgpu finds (`gpu`), or the GPU only when it is a real one (`auto`).
+//!
+//! Shared by every command that builds a world (`tumble run`, `tumble bench`) so that they agree
+//! on the rule and on the messages.
+//!
+//! Why `auto` refuses CPU adapters: Mesa's lavapipe/llvmpipe (and WARP) run the shaders correctly
+//! but on the same cores as the host, with a device round trip per frame on top, so they are
+//! slower than the host path. `auto` is the default, and CI machines usually have only lavapipe;
+//! taking it there would make every default run slower for no gain. `--backend gpu` still uses a
+//! CPU adapter when it is the only one (that is how the GPU path is tested without a GPU).
+
+use super::{GpuContext, GpuError, GpuStages};
+use crate::stages::{
+    Aabb, BoxOverride, FrameOutput, FrameParams, FrameStages, PairBound, StageBody, StageError,
+};
+use crate::world::World;
+use std::sync::{Arc, Mutex};
+
+/// The backend asked for (the `--backend` value).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendKind {
+    /// The host's f64 path; no device is opened.
+    Cpu,
+    /// [`GpuStages`] on the adapter [`GpuContext::new`] picks, CPU implementations included.
+    Gpu,
+    /// [`GpuStages`] if the adapter found is not a CPU implementation, else the host path.
+    Auto,
+}
+
+/// The backend that will run.
+#[derive(Clone)]
+pub enum Backend {
+    /// The host's f64 path (no frame stages set on the world).
+    Cpu,
+    /// The WGSL stages on a device, shareable by the worlds built in turn from one selection.
+    Gpu(SharedGpuStages),
+}
+
+impl std::fmt::Debug for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Backend::Cpu => f.write_str("Cpu"),
+            Backend::Gpu(g) => write!(f, "Gpu({:?})", g.name()),
+        }
+    }
+}
+
+impl Backend {
+    /// `"cpu"` or `"gpu"`: the `backend` of summary.json.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Backend::Cpu => "cpu",
+            Backend::Gpu(_) => "gpu",
+        }
+    }
+
+    /// The adapter's name, backend and type ([`GpuContext::adapter_name`]); `None` on the CPU.
+    pub fn adapter(&self) -> Option<String> {
+        match self {
+            Backend::Cpu => None,
+            Backend::Gpu(g) => Some(g.name()),
+        }
+    }
+
+    /// Makes `world` run its frame-start stages on this backend. May be called for several
+    /// worlds (a benchmark's repeats); they share the device. The CPU backend leaves the world on
+    /// its host path rather than installing [`crate::stages::CpuStages`]: the host path is f64,
+    /// skips the f32 round trip and is the reference the stages are checked against.
+    pub fn install(&self, world: &mut World) {
+        if let Backend::Gpu(stages) = self {
+            world.set_frame_stages(Box::new(stages.clone()));
+        }
+    }
+}
+
+/// [`GpuStages`] behind a shared handle, so that one device and its pipelines serve every world
+/// built from one selection. The alternative, a device per world, would make each repeat of
+/// `tumble bench` pay (and time) device start-up and shader compilation again. Worlds take turns
+/// on the lock; each call runs whole stages, so the lock is taken once per frame.
+#[derive(Clone)]
+pub struct SharedGpuStages(Arc<Mutex<GpuStages>>);
+
+impl SharedGpuStages {
+    /// Wraps `stages` for sharing.
+    pub fn new(stages: GpuStages) -> Self {
+        SharedGpuStages(Arc::new(Mutex::new(stages)))
+    }
+
+    /// Runs `f` on the stages. A panic in another world's stage call leaves no half-written
+    /// state that matters (buffers are rewritten by every call), so a poisoned lock is taken over.
+    pub fn with<R>(&self, f: impl FnOnce(&mut GpuStages) -> R) -> R {
+        let mut guard = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut guard)
+    }
+}
+
+impl FrameStages for SharedGpuStages {
+    fn name(&self) -> String {
+        self.with(|g| g.name())
+    }
+
+    fn integrate(
+        &mut self,
+        bodies: &mut [StageBody],
+        params: &FrameParams,
+    ) -> Result<(), StageError> {
+        self.with(|g| g.integrate(bodies, params))
+    }
+
+    fn swept_aabb(
+        &mut self,
+        bodies: &[StageBody],
+        overrides: &[BoxOverride],
+        params: &FrameParams,
+    ) -> Result<Vec<Aabb>, StageError> {
+        self.with(|g| g.swept_aabb(bodies, overrides, params))
+    }
+
+    fn broad_phase(
+        &mut self,
+        boxes: &[Aabb],
+        params: &FrameParams,
+    ) -> Result<Vec<[u32; 2]>, StageError> {
+        self.with(|g| g.broad_phase(boxes, params))
+    }
+
+    fn pair_bounds(
+        &mut self,
+        bodies: &[StageBody],
+        pairs: &[[u32; 2]],
+        params: &FrameParams,
+    ) -> Result<Vec<PairBound>, StageError> {
+        self.with(|g| g.pair_bounds(bodies, pairs, params))
+    }
+
+    fn frame(
+        &mut self,
+        bodies: &mut [StageBody],
+        overrides: &[BoxOverride],
+        params: &FrameParams,
+    ) -> Result<FrameOutput, StageError> {
+        self.with(|g| g.frame(bodies, overrides, params))
+    }
+}
+
+/// The outcome of [`select`]: the backend, and one line for stderr saying what was chosen and,
+/// when `auto` fell back to the CPU, why. `None` for an explicit `cpu` (nothing to report).
+#[derive(Debug)]
+pub struct Selection {
+    /// The backend to install.
+    pub backend: Backend,
+    /// E.g. `"backend: gpu (NVIDIA … (Vulkan, DiscreteGpu))"` or
+    /// `"backend: cpu (no GPU adapter found (wgpu): …)"`.
+    pub note: Option<String>,
+}
+
+/// An explicit `--backend gpu` that cannot be honoured.
+#[derive(Debug, thiserror::Error)]
+pub enum SelectError {
+    /// No adapter at all, or none matching `TUMBLE_ADAPTER`.
+    #[error("no GPU adapter found (wgpu): {0}; use --backend cpu")]
+    NoAdapter(GpuError),
+    /// An adapter exists but the device or the pipelines could not be created.
+    #[error("GPU backend unavailable (wgpu): {0}; use --backend cpu")]
+    Unusable(GpuError),
+}
+
+impl From<GpuError> for SelectError {
+    fn from(e: GpuError) -> Self {
+        match e {
+            GpuError::NoAdapter { .. } => SelectError::NoAdapter(e),
+            _ => SelectError::Unusable(e),
+        }
+    }
+}
+
+/// Resolves `kind` to a backend (see the module docs for the `auto` rule). Only an explicit
+/// [`BackendKind::Gpu`] fails; `auto` turns every device problem into a CPU fallback with a note.
+pub fn select(kind: BackendKind) -> Result<Selection, SelectError> {
+    match kind {
+        BackendKind::Cpu => Ok(Selection {
+            backend: Backend::Cpu,
+            note: None,
+        }),
+        BackendKind::Gpu => {
+            let stages = GpuStages::new()?;
+            let note = format!("backend: gpu ({})", stages.context().adapter_name());
+            Ok(Selection {
+                backend: Backend::Gpu(SharedGpuStages::new(stages)),
+                note: Some(note),
+            })
+        }
+        BackendKind::Auto => Ok(select_auto()),
+    }
+}
+
+fn select_auto() -> Selection {
+    let cpu = |why: String| Selection {
+        backend: Backend::Cpu,
+        note: Some(format!("backend: cpu ({why})")),
+    };
+    // Opening the device before looking at the type costs a few milliseconds on lavapipe, and
+    // keeps the adapter ranking (and `TUMBLE_ADAPTER`) in one place: GpuContext::new.
+    let ctx = match GpuContext::new() {
+        Ok(ctx) => ctx,
+        Err(e @ GpuError::NoAdapter { .. }) => {
+            return cpu(format!("no GPU adapter found (wgpu): {e}"))
+        }
+        Err(e) => return cpu(format!("GPU backend unavailable (wgpu): {e}")),
+    };
+    if ctx.info.device_type == wgpu::DeviceType::Cpu {
+        // The ranking puts CPU adapters last, so no real GPU is available.
+        return cpu(format!(
+            "the best GPU adapter, {}, is a CPU implementation and slower than the host path; \
+             --backend gpu uses it anyway",
+            ctx.adapter_name()
+        ));
+    }
+    match GpuStages::with_context(ctx) {
+        Ok(stages) => {
+            let note = format!("backend: gpu ({})", stages.context().adapter_name());
+            Selection {
+                backend: Backend::Gpu(SharedGpuStages::new(stages)),
+                note: Some(note),
+            }
+        }
+        Err(e) => cpu(format!("GPU backend unavailable (wgpu): {e}")),
+    }
+}

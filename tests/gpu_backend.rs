@@ -1,0 +1,528 @@
+//! The GPU backend end to end: whole runs of a pile of 216 tumbling cubes on the host's own f64
+//! frame path, on [`CpuStages`] and on [`GpuStages`]; and `tumble run --backend cpu|gpu|auto`.
+//!
+//! What the stages may change, and so what is compared: the stages only seed the event heap at
+//! frame starts (which pairs, and from when, the host measures). The host then measures every
+//! pair exactly and bounds it again from that measurement, so a seed that comes a little earlier
+//! (the f32 bounds are padded below the f64 ones) adds no collision and moves none: for a pair
+//! closing without spin the separating-axis bound lands on ε/2 from any starting time. What does
+//! differ is the sequence of times the bodies are advanced through, which changes the last bits
+//! of their states. A pile is chaotic: those bits grow by about ×10 every 20 ms once the cubes
+//! pile up, so
+//!
+//! * up to [`SAME_UNTIL`] (0.5 s: the bottom layer's impacts on the floor and the first cube–cube
+//!   impacts, ~6 000 collisions) every frame must show the same collision and microcollision
+//!   counts, and the states at 0.5 s must agree within [`STATE_TOL`] = 1e-6 m and m/s.
+//!   Observed on lavapipe: 8e-14 (rounding); a collision missed, added or moved changes a
+//!   velocity by ~1 m/s and a position by > 1e-3 m within the frame, far above 1e-6;
+//! * at 2 s (hundreds of thousands of collisions later, long after the runs diverged) only
+//!   aggregates are compared: the potential energy (the pile's shape) and the energy dissipated
+//!   within 1 %, the kinetic energy within 0.5 % of the initial energy. The kinetic energy itself
+//!   is NOT compared relatively: at 2 s it is ~10 J out of 5 300 J, carried by a few cubes still
+//!   sliding off the pile, and it differed by 9 % to 35 % between equally valid runs of the
+//!   scenes tried (observed here: 10.4 J host vs 11.3 J stages).
+//!
+//! "No stage ever reports a bound that lets the host miss a collision" is checked independently
+//! of the world's own bookkeeping (which cannot see a pair it never measured): after every frame
+//! an audit measures every pair whose bounding spheres overlap, and every overlap it finds must
+//! be one the world measured too (deeper than `max_penetration` by at most ε/8: between two
+//! measurements of a pair in contact the host lets its distance fall by at most ε/16). A missed
+//! impact would show as an overlap growing at the impact speed, metres per second.
+//!
+//! Skips (prints "SKIPPED: no GPU adapter") when wgpu finds no adapter, unless CI=true, where
+//! that fails; the host-vs-CpuStages comparison and the adapter-less CLI checks run regardless.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+use tumble::gpu::{GpuContext, GpuStages};
+use tumble::narrow_phase::proximity;
+use tumble::scene::Motion;
+use tumble::stages::{CpuStages, FrameStages};
+use tumble::world::{BodyState, World};
+
+/// 216 cubes (side 0.4 m, 1 kg) on a 6 × 6 × 6 lattice, spacing 0.6 m, lowest centres at 1 m,
+/// top ones at 4 m, each turned by up to 0.3 rad; a 40 m floor. The bottom layer reaches the
+/// floor at ~0.38 s.
+const SCENE: &str = r#"
+[world]
+gravity = [0.0, 0.0, -9.81]
+duration = 2.0
+frame_period = 0.02
+collision_epsilon = 0.001
+
+[materials.default]
+restitution = 0.4
+friction = 0.3
+
+[[bodies]]
+name = "floor"
+motion = "fixed"
+shape = { type = "box", half_extents = [20.0, 20.0, 0.5] }
+position = [0.0, 0.0, -0.5]
+
+[[lattices]]
+name = "cube"
+shape = { type = "box", half_extents = [0.2, 0.2, 0.2] }
+mass = 1.0
+count = [6, 6, 6]
+spacing = [0.6, 0.6, 0.6]
+lowest = 1.0
+max_rotation = 0.3
+seed = 1
+"#;
+
+const EPSILON: f64 = 0.001;
+const FRAME: f64 = 0.02;
+const FRAMES: u32 = 100;
+/// Frames up to 0.5 s must agree event for event (see the module docs).
+const SAME_UNTIL: u32 = 25;
+/// Until 0.8 s (the impacts, before the pile rests) no path may penetrate deeper than ε.
+const IMPACTS_UNTIL: u32 = 40;
+/// Tolerance at 0.5 s on positions (m) and quaternion components, velocities (m/s) and angular
+/// velocities (rad/s).
+const STATE_TOL: f64 = 1e-6;
+
+/// What one run of the scene recorded.
+struct Run {
+    stages: String,
+    /// (collisions, microcollisions) after each frame up to [`SAME_UNTIL`].
+    early_counts: Vec<(u64, u64)>,
+    /// Every body at 0.5 s.
+    states: Vec<BodyState>,
+    /// `max_penetration` at 0.8 s.
+    impact_penetration: f64,
+    kinetic: f64,
+    potential: f64,
+    max_penetration: f64,
+    /// Largest (audited overlap − the world's `max_penetration`) after any frame.
+    unseen_overlap: f64,
+    /// Lowest point of any cube after any frame (m; the floor's top is z = 0).
+    lowest_point: f64,
+    collisions: u64,
+}
+
+fn world() -> World {
+    let scene = tumble::scene::parse(SCENE, Path::new("cube-pile.toml")).expect("scene");
+    World::new(&scene).expect("world")
+}
+
+/// Total mechanical energy at t = 0 (J).
+fn initial_energy() -> f64 {
+    let w = world();
+    w.kinetic_energy() + w.potential_energy()
+}
+
+/// Deepest overlap among all pairs (m, ≥ 0), measured from scratch.
+fn audit(w: &World) -> f64 {
+    let mut points = Vec::new();
+    let mut deepest: f64 = 0.0;
+    for i in 0..w.body_count() {
+        let a = w.body(i);
+        for j in i + 1..w.body_count() {
+            let b = w.body(j);
+            let fixed = (a.motion == Motion::Fixed, b.motion == Motion::Fixed);
+            if fixed == (true, true) {
+                continue;
+            }
+            // The floor's bounding sphere is huge; test it against every cube.
+            let near = fixed.0
+                || fixed.1
+                || (a.position - b.position).length() <= a.bounding_radius + b.bounding_radius;
+            if near {
+                let d = proximity(
+                    &a.collider,
+                    &a.pose(),
+                    &b.collider,
+                    &b.pose(),
+                    0.0,
+                    &mut points,
+                );
+                deepest = deepest.max(-d);
+            }
+        }
+    }
+    deepest
+}
+
+fn lowest_point(w: &World) -> f64 {
+    (0..w.body_count())
+        .filter(|&i| w.body_motion(i) == Motion::Dynamic)
+        .map(|i| {
+            let b = w.body(i);
+            b.collider.aabb(&b.pose()).0.z
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+fn simulate(stages: Option<Box<dyn FrameStages>>) -> Run {
+    let mut w = world();
+    if let Some(s) = stages {
+        w.set_frame_stages(s);
+    }
+    let mut run = Run {
+        stages: w.frame_stages_name(),
+        early_counts: Vec::new(),
+        states: Vec::new(),
+        impact_penetration: 0.0,
+        kinetic: 0.0,
+        potential: 0.0,
+        max_penetration: 0.0,
+        unseen_overlap: f64::NEG_INFINITY,
+        lowest_point: f64::INFINITY,
+        collisions: 0,
+    };
+    for k in 1..=FRAMES {
+        w.step_frame(f64::from(k) * FRAME)
+            .unwrap_or_else(|e| panic!("{}: {e}", run.stages));
+        if k <= SAME_UNTIL {
+            let c = w.counts();
+            run.early_counts.push((c.collisions, c.microcollisions));
+        }
+        if k == SAME_UNTIL {
+            run.states = (0..w.body_count()).map(|i| w.body_state(i)).collect();
+        }
+        if k == IMPACTS_UNTIL {
+            run.impact_penetration = w.max_penetration();
+        }
+        run.unseen_overlap = run.unseen_overlap.max(audit(&w) - w.max_penetration());
+        run.lowest_point = run.lowest_point.min(lowest_point(&w));
+    }
+    run.kinetic = w.kinetic_energy();
+    run.potential = w.potential_energy();
+    run.max_penetration = w.max_penetration();
+    run.collisions = w.counts().collisions + w.counts().microcollisions;
+    println!(
+        "{}: KE {:.3} J, PE {:.3} J, max penetration {:.2e} m ({:.2e} at 0.8 s), unseen overlap \
+         {:.2e} m, lowest point {:.4} m, {} impulses",
+        run.stages,
+        run.kinetic,
+        run.potential,
+        run.max_penetration,
+        run.impact_penetration,
+        run.unseen_overlap,
+        run.lowest_point,
+        run.collisions
+    );
+    run
+}
+
+/// The device, or `None` (after printing why) where a missing adapter is allowed.
+fn gpu_stages() -> Option<GpuStages> {
+    match GpuStages::new() {
+        Ok(g) => {
+            eprintln!("adapter: {}", g.context().adapter_name());
+            Some(g)
+        }
+        Err(e) => {
+            if std::env::var("CI").as_deref() == Ok("true") {
+                panic!("CI=true but no GPU adapter: {e}");
+            }
+            println!("SKIPPED: no GPU adapter ({e})");
+            None
+        }
+    }
+}
+
+/// The three runs, made once for all the tests of this file, side by side on scoped threads.
+struct Runs {
+    host: Run,
+    cpu: Run,
+    gpu: Option<Run>,
+}
+
+fn runs() -> &'static Runs {
+    static RUNS: OnceLock<Runs> = OnceLock::new();
+    RUNS.get_or_init(|| {
+        let gpu = gpu_stages();
+        std::thread::scope(|s| {
+            let host = s.spawn(|| simulate(None));
+            let cpu = s.spawn(|| simulate(Some(Box::new(CpuStages::new()))));
+            let gpu = gpu.map(|g| s.spawn(move || simulate(Some(Box::new(g)))));
+            Runs {
+                host: host.join().expect("host run"),
+                cpu: cpu.join().expect("CpuStages run"),
+                gpu: gpu.map(|h| h.join().expect("GpuStages run")),
+            }
+        })
+    })
+}
+
+fn assert_same_early_events(reference: &Run, run: &Run) {
+    for (k, (a, b)) in reference
+        .early_counts
+        .iter()
+        .zip(&run.early_counts)
+        .enumerate()
+    {
+        assert_eq!(
+            a,
+            b,
+            "(collisions, microcollisions) after frame {} (t = {:.2} s): {} vs {}",
+            k + 1,
+            f64::from(k as u32 + 1) * FRAME,
+            reference.stages,
+            run.stages
+        );
+    }
+    let mut worst = (0.0f64, 0.0f64);
+    for (i, (a, b)) in reference.states.iter().zip(&run.states).enumerate() {
+        let dx = (a.position - b.position).abs().max_element();
+        let dq = glam::DVec4::from(a.orientation) - glam::DVec4::from(b.orientation);
+        let dx = dx.max(dq.abs().max_element());
+        let dv = (a.velocity - b.velocity).abs().max_element().max(
+            (a.angular_velocity - b.angular_velocity)
+                .abs()
+                .max_element(),
+        );
+        assert!(
+            dx <= STATE_TOL && dv <= STATE_TOL,
+            "body {i} at 0.5 s: pose differs by {dx:e} (m, quaternion), velocity by {dv:e} \
+             (m/s, rad/s) ({} vs {})",
+            reference.stages,
+            run.stages
+        );
+        worst = (worst.0.max(dx), worst.1.max(dv));
+    }
+    println!(
+        "{} vs {} at 0.5 s: poses within {:.1e}, velocities within {:.1e}",
+        reference.stages, run.stages, worst.0, worst.1
+    );
+}
+
+fn assert_same_aggregates(reference: &Run, run: &Run) {
+    let e0 = initial_energy();
+    let (pa, pb) = (reference.potential, run.potential);
+    assert!(
+        (pa - pb).abs() <= 0.01 * pa.abs(),
+        "potential energy at 2 s: {pa} J ({}) vs {pb} J ({})",
+        reference.stages,
+        run.stages
+    );
+    let lost = |r: &Run| e0 - r.kinetic - r.potential;
+    let (la, lb) = (lost(reference), lost(run));
+    assert!(
+        la > 0.0 && (la - lb).abs() <= 0.01 * la,
+        "energy dissipated by 2 s: {la} J ({}) vs {lb} J ({})",
+        reference.stages,
+        run.stages
+    );
+    let (ka, kb) = (reference.kinetic, run.kinetic);
+    assert!(
+        (ka - kb).abs() <= 0.005 * e0,
+        "kinetic energy at 2 s: {ka} J ({}) vs {kb} J ({}), initial energy {e0} J",
+        reference.stages,
+        run.stages
+    );
+}
+
+#[test]
+fn stages_reproduce_the_host_path_until_chaos_and_its_aggregates_after() {
+    let runs = runs();
+    assert_same_early_events(&runs.host, &runs.cpu);
+    assert_same_aggregates(&runs.host, &runs.cpu);
+    match &runs.gpu {
+        Some(gpu) => {
+            assert_same_early_events(&runs.host, gpu);
+            assert_same_early_events(&runs.cpu, gpu);
+            assert_same_aggregates(&runs.host, gpu);
+        }
+        None => println!("SKIPPED: no GPU adapter"),
+    }
+}
+
+#[test]
+fn gpu_stages_never_let_the_host_miss_a_collision() {
+    let runs = runs();
+    let Some(gpu) = &runs.gpu else {
+        println!("SKIPPED: no GPU adapter");
+        return;
+    };
+    assert!(
+        gpu.impact_penetration <= EPSILON,
+        "max penetration {} m by 0.8 s (ε = {EPSILON} m)",
+        gpu.impact_penetration
+    );
+    assert!(
+        gpu.unseen_overlap <= EPSILON / 8.0,
+        "an overlap {} m deeper than any the world measured: a collision was missed",
+        gpu.unseen_overlap
+    );
+    // A cube that tunnelled into the floor would sink at its impact speed; resting ones may sit
+    // as deep as the deepest contact the world measured (see the ignored test below).
+    assert!(
+        gpu.lowest_point >= -(gpu.max_penetration + EPSILON / 8.0),
+        "a cube reached z = {} m, below the floor by more than the deepest measured contact \
+         ({} m)",
+        gpu.lowest_point,
+        gpu.max_penetration
+    );
+    // The same checks hold for the host path they are compared with.
+    assert!(runs.host.unseen_overlap <= EPSILON / 8.0);
+}
+
+/// Cubes at the bottom of the settled pile sink into the floor at ~5 mm/s on the host path as
+/// well as on the stages (max penetration ~1e-2 m at 2 s, from ~0.8 s on), so the penetration
+/// bound ε cannot be asserted over the whole run yet. A world issue, not a stage one: run with
+/// `--ignored` once the world keeps resting stacks within ε.
+#[test]
+#[ignore = "world: resting cubes under a pile sink ~5 mm/s on every path"]
+fn pile_stays_within_epsilon_for_two_seconds() {
+    let runs = runs();
+    for run in [Some(&runs.host), Some(&runs.cpu), runs.gpu.as_ref()]
+        .into_iter()
+        .flatten()
+    {
+        assert!(
+            run.max_penetration <= EPSILON && run.lowest_point >= -EPSILON,
+            "{}: max penetration {} m, lowest point {} m",
+            run.stages,
+            run.max_penetration,
+            run.lowest_point
+        );
+    }
+}
+
+// ---- the command line ----
+
+fn tumble(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tumble"));
+    cmd.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("failed to start tumble")
+}
+
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tumble-gpu-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn summary(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
+}
+
+fn run_small_funnel(dir: &Path, backend: &str, env: &[(&str, &str)]) -> Output {
+    tumble(
+        &[
+            "run",
+            "scenes/small-funnel.toml",
+            "--backend",
+            backend,
+            "--duration",
+            "0.3",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+        env,
+    )
+}
+
+/// Whether wgpu finds an adapter; the skip rule of the module docs otherwise.
+fn adapter_found() -> bool {
+    match GpuContext::new() {
+        Ok(_) => true,
+        Err(e) => {
+            if std::env::var("CI").as_deref() == Ok("true") {
+                panic!("CI=true but no GPU adapter: {e}");
+            }
+            println!("SKIPPED: no GPU adapter ({e})");
+            false
+        }
+    }
+}
+
+#[test]
+fn cli_gpu_backend_runs_and_names_its_adapter() {
+    if !adapter_found() {
+        return;
+    }
+    let dir = temp_dir("gpu").join("out");
+    let out = run_small_funnel(&dir, "gpu", &[]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
+    assert!(stderr.contains("backend: gpu ("), "{stderr}");
+    let s = summary(&dir);
+    assert_eq!(s["backend"], "gpu");
+    let adapter = s["adapter"].as_str().expect("adapter is a string");
+    assert!(!adapter.is_empty());
+    assert_eq!(s["error"], serde_json::Value::Null);
+    assert!(text(&out.stdout).contains("on the gpu backend"));
+}
+
+#[test]
+fn cli_gpu_backend_without_an_adapter_exits_2() {
+    let dir = temp_dir("no-adapter");
+    let out = run_small_funnel(
+        &dir.join("out"),
+        "gpu",
+        &[("TUMBLE_ADAPTER", "no-such-adapter")],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("error: no GPU adapter found (wgpu): ")
+            && stderr.contains("\"no-such-adapter\"")
+            && stderr.contains("; use --backend cpu"),
+        "{stderr}"
+    );
+    assert!(!dir.join("out").join("summary.json").exists());
+}
+
+#[test]
+fn cli_auto_falls_back_to_the_cpu_without_an_adapter() {
+    let dir = temp_dir("auto-none").join("out");
+    let out = run_small_funnel(&dir, "auto", &[("TUMBLE_ADAPTER", "no-such-adapter")]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
+    assert!(
+        stderr.contains("backend: cpu (no GPU adapter found (wgpu): "),
+        "{stderr}"
+    );
+    let s = summary(&dir);
+    assert_eq!(s["backend"], "cpu");
+    assert_eq!(s["adapter"], serde_json::Value::Null);
+}
+
+#[test]
+fn cli_auto_takes_a_real_gpu_but_not_a_cpu_implementation() {
+    if !adapter_found() {
+        return;
+    }
+    let ctx = GpuContext::new().expect("adapter found just before");
+    let software = ctx.info.device_type == wgpu::DeviceType::Cpu;
+    let name = ctx.adapter_name();
+    drop(ctx);
+    let dir = temp_dir("auto").join("out");
+    let out = run_small_funnel(&dir, "auto", &[]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
+    let s = summary(&dir);
+    if software {
+        assert_eq!(s["backend"], "cpu", "adapter {name}");
+        assert_eq!(s["adapter"], serde_json::Value::Null);
+        assert!(stderr.contains("is a CPU implementation"), "{stderr}");
+    } else {
+        assert_eq!(s["backend"], "gpu", "adapter {name}");
+        assert_eq!(s["adapter"], name.as_str());
+    }
+}
+
+#[test]
+fn cli_cpu_backend_opens_no_device() {
+    let dir = temp_dir("cpu").join("out");
+    // An impossible adapter filter cannot matter: `cpu` never asks wgpu.
+    let out = run_small_funnel(&dir, "cpu", &[("TUMBLE_ADAPTER", "no-such-adapter")]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("backend:"));
+    let s = summary(&dir);
+    assert_eq!(s["backend"], "cpu");
+    assert_eq!(s["adapter"], serde_json::Value::Null);
+}
