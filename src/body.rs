@@ -10,6 +10,9 @@ use crate::scene::Motion;
 use crate::toi_bound::MotionBound;
 use glam::{DMat3, DQuat, DVec3};
 
+/// Polytopes with more vertices than this use the support-function TOI bound instead.
+pub const MAX_BOUND_VERTICES: usize = 16;
+
 /// One rigid body.
 pub struct Body {
     /// Unique name from the scene.
@@ -45,6 +48,9 @@ pub struct Body {
     pub rotation_radius: f64,
     /// True if the body is convex (the separating-axis TOI bound applies).
     pub convex: bool,
+    /// Vertices in the body frame when the body is a polytope (box, convex hull) of at most
+    /// [`MAX_BOUND_VERTICES`] vertices: they give the per-vertex TOI bound; empty otherwise.
+    pub vertices: Vec<DVec3>,
     /// Index of the body's material.
     pub material: usize,
     /// Centre of mass in the user's shape frame.

@@ -25,6 +25,9 @@ pub struct BroadPhase {
     cells: FxHashMap<(i32, i32, i32), Vec<u32>>,
     large: Vec<u32>,
     in_large: Vec<bool>,
+    /// Cells each body was last entered in: a re-insert inside them adds nothing (without this
+    /// a body in a microcollision train would pile duplicates into its cells every event).
+    entered: Vec<Option<([i32; 3], [i32; 3])>>,
     /// Per-body query stamp, for de-duplicating candidates without a set.
     seen: Vec<u32>,
     stamp: u32,
@@ -56,6 +59,8 @@ impl BroadPhase {
         self.large.clear();
         self.in_large.clear();
         self.in_large.resize(boxes.len(), false);
+        self.entered.clear();
+        self.entered.resize(boxes.len(), None);
         self.seen.clear();
         self.seen.resize(boxes.len(), 0);
         self.stamp = 0;
@@ -83,6 +88,12 @@ impl BroadPhase {
     pub fn insert(&mut self, id: usize, b: &Aabb) {
         match self.cell_range(b) {
             Some((lo, hi)) => {
+                if let Some((elo, ehi)) = self.entered[id] {
+                    if (0..3).all(|k| elo[k] <= lo[k] && hi[k] <= ehi[k]) {
+                        return;
+                    }
+                }
+                self.entered[id] = Some((lo, hi));
                 for x in lo[0]..=hi[0] {
                     for y in lo[1]..=hi[1] {
                         for z in lo[2]..=hi[2] {

@@ -34,7 +34,7 @@ use crate::scene::{MassSpec, Motion, Scene, SceneError};
 use crate::shape::Shape;
 use crate::stages::{self, BoxOverride, FrameParams, FrameStages, StageBody};
 use crate::swept_aabb::{swept_aabb, Aabb};
-use crate::toi_bound::DistanceBound;
+use crate::toi_bound::{DistanceBound, EnvelopeBound, Extent};
 use glam::{DQuat, DVec3};
 
 /// Fraction of ε_c a pair inside the contact band may close before it is measured again when no
@@ -144,6 +144,30 @@ pub struct StageTimes {
     pub sync: f64,
 }
 
+/// Body-frame vertices of a polytope shape for the per-vertex TOI bound (see
+/// [`crate::toi_bound::EnvelopeBound`]); empty for curved shapes and large hulls.
+fn bound_vertices(shape: &Shape, shape_to_body: &Pose) -> Vec<DVec3> {
+    let local: Vec<DVec3> = match shape {
+        Shape::Box { half_extents: h } => (0..8)
+            .map(|k| {
+                DVec3::new(
+                    if k & 1 == 0 { -h.x } else { h.x },
+                    if k & 2 == 0 { -h.y } else { h.y },
+                    if k & 4 == 0 { -h.z } else { h.z },
+                )
+            })
+            .collect(),
+        Shape::Convex { vertices } if vertices.len() <= crate::body::MAX_BOUND_VERTICES => {
+            vertices.clone()
+        }
+        _ => Vec::new(),
+    };
+    local
+        .into_iter()
+        .map(|v| shape_to_body.position + shape_to_body.orientation * v)
+        .collect()
+}
+
 fn scene_error(
     scene: &Scene,
     body: &crate::scene::BodySpec,
@@ -234,6 +258,7 @@ impl World {
                 bounding_radius: collider.bounding_radius(),
                 rotation_radius: collider.rotation_radius(),
                 convex: !matches!(spec.shape, Shape::Compound { .. }),
+                vertices: bound_vertices(&spec.shape, &shape_to_body),
                 collider,
                 material,
                 com_in_shape: com,
@@ -811,27 +836,93 @@ impl World {
             }
         }
         let n = self.points.first().map_or(DVec3::Z, |p| p.normal);
-        let (ma, mb) = (
-            self.bodies[a].motion_bound(self.gravity),
-            self.bodies[b].motion_bound(self.gravity),
-        );
-        let bound = if self.bodies[a].convex && self.bodies[b].convex {
-            DistanceBound::separating_axis(d, n, &ma, &mb)
-        } else {
-            DistanceBound::isotropic(d, &ma, &mb)
-        };
-        let dt = if !within {
-            bound.time_to(eps / 2.0)
-        } else {
-            let back = bound.return_time();
-            if back > 0.0 && back >= self.min_return_time {
-                back
+        let dt = if self.bodies[a].convex && self.bodies[b].convex {
+            let mut lower = [Extent::default(); crate::body::MAX_BOUND_VERTICES];
+            let mut upper = [Extent::default(); crate::body::MAX_BOUND_VERTICES];
+            let nl = self.extents(a, n, true, &mut lower);
+            let nu = self.extents(b, n, false, &mut upper);
+            let env = EnvelopeBound {
+                lower: &lower[..nl],
+                upper: &upper[..nu],
+            };
+            // The gap along n is at most the distance; use the smaller of the two.
+            let gap = env.gap().min(d);
+            if !within {
+                env.time_to(eps / 2.0)
             } else {
-                self.counts.band_steps += 1;
-                bound.time_to(d - eps * BAND_STEP)
+                let back = env.return_time(gap);
+                if back > 0.0 && back >= self.min_return_time {
+                    back
+                } else {
+                    self.counts.band_steps += 1;
+                    env.time_to(Self::band_target(gap, eps))
+                }
+            }
+        } else {
+            let (ma, mb) = (
+                self.bodies[a].motion_bound(self.gravity),
+                self.bodies[b].motion_bound(self.gravity),
+            );
+            let bound = DistanceBound::isotropic(d, &ma, &mb);
+            if !within {
+                bound.time_to(eps / 2.0)
+            } else {
+                let back = bound.return_time();
+                if back > 0.0 && back >= self.min_return_time {
+                    back
+                } else {
+                    self.counts.band_steps += 1;
+                    bound.time_to(Self::band_target(d, eps))
+                }
             }
         };
         self.push(a, b, t + dt, BoundKind::Fine);
+    }
+
+    /// Where a pair inside the contact band may be allowed to get before it is measured again:
+    /// ε_c/16 closer, but never more than half way to contact while apart, so no sequence of
+    /// such steps can push a pair into overlap.
+    fn band_target(gap: f64, eps: f64) -> f64 {
+        if gap > 0.0 {
+            (gap - eps * BAND_STEP).max(0.5 * gap)
+        } else {
+            gap - eps * BAND_STEP
+        }
+    }
+
+    /// Quadratic extents of body `i` along `n`: per vertex for polytopes spinning at constant
+    /// `ω` (see [`EnvelopeBound`]), else one term from the support function and the spin rate.
+    /// `lower`: bound the minimum from below (body a); else the maximum from above (body b).
+    fn extents(&self, i: usize, n: DVec3, lower: bool, out: &mut [Extent]) -> usize {
+        let body = &self.bodies[i];
+        let m = body.motion_bound(self.gravity);
+        let g = n.dot(m.acceleration);
+        let sign = if lower { -1.0 } else { 1.0 };
+        if !body.vertices.is_empty() && m.constant_spin && body.moves() {
+            let w2 = m.angular_velocity.length_squared();
+            for (k, c) in body.vertices.iter().enumerate() {
+                let r = body.orientation * *c;
+                out[k] = Extent {
+                    h0: n.dot(body.position + r),
+                    h1: n.dot(m.velocity + m.angular_velocity.cross(r)),
+                    h2: g + sign * w2 * c.length() * (1.0 + 1e-12),
+                };
+            }
+            body.vertices.len()
+        } else {
+            let pose = body.pose();
+            let h0 = if lower {
+                -body.collider.support(&pose, -n)
+            } else {
+                body.collider.support(&pose, n)
+            };
+            out[0] = Extent {
+                h0,
+                h1: n.dot(m.velocity) + sign * m.spin_along(n),
+                h2: g,
+            };
+            1
+        }
     }
 
     /// Applies collision impulses at the approaching contact points of `self.points`, until none
