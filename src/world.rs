@@ -845,17 +845,18 @@ impl World {
                 lower: &lower[..nl],
                 upper: &upper[..nu],
             };
-            // The gap along n is at most the distance; use the smaller of the two.
-            let gap = env.gap().min(d);
+            // The envelope's own value now; it may differ from the measured distance by the
+            // rounding of the two geometric routes, so targets are set relative to it.
+            let gap = env.gap();
             if !within {
-                env.time_to(eps / 2.0)
+                env.time_to(gap + (eps / 2.0 - d))
             } else {
                 let back = env.return_time(gap);
                 if back > 0.0 && back >= self.min_return_time {
                     back
                 } else {
                     self.counts.band_steps += 1;
-                    env.time_to(Self::band_target(gap, eps))
+                    env.time_to(gap + (Self::band_target(d, eps) - d))
                 }
             }
         } else {
@@ -886,7 +887,9 @@ impl World {
         if gap > 0.0 {
             (gap - eps * BAND_STEP).max(0.5 * gap)
         } else {
-            gap - eps * BAND_STEP
+            // Already touching (rounding) or overlapping and not approaching: a small step
+            // that still guarantees progress.
+            gap - eps * BAND_STEP / 4.0
         }
     }
 

@@ -96,6 +96,12 @@ fn elastic_frictionless_bodies_in_a_box_keep_energy_and_stay_inside() {
             );
         }
     });
+    eprintln!(
+        "validation closed box: {} collisions, energy drift {:.2e} relative, max penetration {:.2e} m",
+        world.counts().collisions,
+        ((energy(&world) - e0) / e0).abs(),
+        world.max_penetration()
+    );
     assert!(world.counts().collisions > 100);
     assert!(world.max_penetration() < 1e-3);
 }

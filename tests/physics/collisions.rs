@@ -39,6 +39,11 @@ fn dropped_ball_rebounds_to_e_squared_of_its_height() {
             }
         });
         let apex = apex.expect("no rebound");
+        eprintln!(
+            "validation rebound e = {e}: apex {apex:.5} m vs e² h = {:.5} (rel err {:.2e})",
+            e * e * h,
+            (apex - e * e * h).abs() / (e * e * h)
+        );
         assert!(
             (apex - e * e * h).abs() < 0.005 * e * e * h + 1e-3,
             "e = {e}: apex {apex}, want {}",

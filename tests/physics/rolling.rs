@@ -33,6 +33,12 @@ fn sliding_ball_starts_rolling_at_five_sevenths() {
     let b = world.body(1);
     let v_roll = 5.0 / 7.0 * v0;
     let t_slip_end = t_slip_end.expect("the ball never stopped slipping");
+    eprintln!(
+        "validation rolling: slip ends at {t_slip_end:.4} s (closed form {t_roll:.4}), v = {:.5} m/s (5/7 v0 = {:.5}), rel err {:.2e}",
+        b.velocity.x,
+        5.0 / 7.0 * v0,
+        (b.velocity.x - 5.0 / 7.0 * v0).abs() / (5.0 / 7.0 * v0)
+    );
     assert!(
         (t_slip_end - t_roll).abs() < 0.06 * t_roll,
         "rolling from {t_slip_end}, expected {t_roll}"
