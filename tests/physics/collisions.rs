@@ -13,6 +13,11 @@ fn equal_elastic_balls_exchange_velocities() {
     let b = body("b", sphere(0.1), 1.0, DVec3::new(0.5, 0.0, 0.0));
     let mut world = World::new(&scene(DVec3::ZERO, 1.0, 0.0, vec![a, b])).unwrap();
     run(&mut world, 1.0, |_| {});
+    eprintln!(
+        "validation exchange: |v_a| = {:.2e}, |v_b - v0| = {:.2e}",
+        world.body(0).velocity.length(),
+        (world.body(1).velocity - DVec3::X).length()
+    );
     assert!(
         world.body(0).velocity.length() < 1e-9,
         "{}",
@@ -131,6 +136,11 @@ fn free_collisions_keep_momentum_and_never_create_energy() {
         );
         e_prev = e;
     });
+    eprintln!(
+        "validation free collisions: {} collisions, momentum drift {:.2e}, energy {e0:.4} -> {e_prev:.4} J",
+        world.counts().collisions,
+        (world.momentum() - p0).length(),
+    );
     assert!(
         world.counts().collisions >= 20,
         "only {} collisions",

@@ -25,6 +25,12 @@ fn free_fall_matches_closed_form() {
         frames += 1;
     });
     assert_eq!(frames, 50);
+    let t = world.time();
+    let want = b.position + b.velocity * t + 0.5 * G * t * t;
+    eprintln!(
+        "validation free fall: |x - x(t)| = {:.2e} m at t = {t}",
+        (world.body_state(0).position - want).length()
+    );
     assert_eq!(
         world.counts().collisions + world.counts().microcollisions,
         0

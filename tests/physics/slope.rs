@@ -23,6 +23,10 @@ fn block_holds_inside_friction_angle() {
     let start = world.body(1).position;
     run(&mut world, 2.0, |_| {});
     let moved = (world.body(1).position - start).dot(down);
+    eprintln!(
+        "validation slope hold: moved {moved:.3e} m in 2 s (tan θ = {:.3} < μ = 0.5)",
+        theta.tan()
+    );
     eprintln!("counts {:?}", world.counts());
     assert!(
         moved.abs() < 1e-3,
@@ -41,6 +45,12 @@ fn block_slides_outside_friction_angle() {
     let b = world.body(1);
     let v = b.velocity.dot(down);
     let s = (b.position - start).dot(down);
+    eprintln!(
+        "validation slope slide: v = {v:.5} m/s vs a t = {:.5} (rel err {:.2e}); s = {s:.5} m vs {:.5}",
+        a * 0.6,
+        (v - a * 0.6).abs() / (a * 0.6),
+        0.5 * a * 0.36
+    );
     assert!(
         (v - a * 0.6).abs() < 0.03 * a * 0.6,
         "v = {v}, expected {}",
