@@ -102,13 +102,9 @@ pub fn parse(text: &str, source: &Path) -> Result<BenchScene, SceneError> {
             }
         }
     }
-    let stripped = toml::to_string(&doc).map_err(|e| {
-        error(format!(
-            "cannot re-serialise the scene without [bench]: {e}"
-        ))
-    })?;
+    // The scene parser accepts (and ignores) `[bench]`, so errors keep the file's own lines.
     Ok(BenchScene {
-        scene: scene::parse(&stripped, source)?,
+        scene: scene::parse(text, source)?,
         outlet_z,
     })
 }

@@ -187,7 +187,15 @@ pub fn parse(text: &str, source: &Path) -> Result<Scene, SceneError> {
         who: "scene".to_string(),
         path: String::new(),
     };
-    root.check_keys(&["world", "materials", "material_pairs", "bodies", "lattices"])?;
+    // `[bench]` holds figures for `tumble bench` (see src/bench.rs); the simulation ignores it.
+    root.check_keys(&[
+        "world",
+        "materials",
+        "material_pairs",
+        "bodies",
+        "lattices",
+        "bench",
+    ])?;
 
     let world = parse_world(&root)?;
     let materials = parse_materials(&root)?;
