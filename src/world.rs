@@ -209,9 +209,11 @@ impl World {
                 let scale = mass / unit.mass;
                 let (moments, axes) = principal_axes(unit.inertia * scale);
                 let moments = spec.inertia.unwrap_or(moments);
-                if !(mass > 0.0 && mass.is_finite())
-                    || !(moments.min_element() > 0.0 && moments.is_finite())
-                {
+                let valid = mass > 0.0
+                    && mass.is_finite()
+                    && moments.min_element() > 0.0
+                    && moments.is_finite();
+                if !valid {
                     return Err(scene_error(
                         scene,
                         spec,
@@ -1059,7 +1061,9 @@ impl World {
             }
         }
         let energy_after = self.bodies[a].kinetic_energy() + self.bodies[b].kinetic_energy();
-        if !(energy_after <= energy_before * (1.0 + 1e-9) + 1e-15) {
+        // Written so that a NaN energy also counts as a gain and falls back.
+        let kept = energy_after <= energy_before * (1.0 + 1e-9) + 1e-15;
+        if !kept {
             (self.bodies[a].velocity, self.bodies[a].angular_velocity) = saved[0];
             (self.bodies[b].velocity, self.bodies[b].angular_velocity) = saved[1];
             return false;
