@@ -850,36 +850,32 @@ impl World {
             // The envelope's own value now; it may differ from the measured distance by the
             // rounding of the two geometric routes, so targets are set relative to it.
             let gap = env.gap();
-            if !within {
-                env.time_to(gap + (eps / 2.0 - d))
-            } else {
-                let back = env.return_time(gap);
-                if back > 0.0 && back >= self.min_return_time {
-                    back
-                } else {
-                    self.counts.band_steps += 1;
-                    env.time_to(gap + (Self::band_target(d, eps) - d))
-                }
-            }
+            self.schedule(d, |x| env.time_to(gap + (x - d)), env.return_time(gap))
         } else {
             let (ma, mb) = (
                 self.bodies[a].motion_bound(self.gravity),
                 self.bodies[b].motion_bound(self.gravity),
             );
             let bound = DistanceBound::isotropic(d, &ma, &mb);
-            if !within {
-                bound.time_to(eps / 2.0)
-            } else {
-                let back = bound.return_time();
-                if back > 0.0 && back >= self.min_return_time {
-                    back
-                } else {
-                    self.counts.band_steps += 1;
-                    bound.time_to(Self::band_target(d, eps))
-                }
-            }
+            self.schedule(d, |x| bound.time_to(x), bound.return_time())
         };
         self.push(a, b, t + dt, BoundKind::Fine);
+    }
+
+    /// When to measure a pair at distance `d` again, given its bound as `reach(x)` (the first
+    /// time the distance can be down to `x`) and `back` (when it can first come back down to
+    /// `d`): farther than ε_c, when it could reach ε_c/2; inside the contact band, at the hop's
+    /// landing if that is not implausibly soon, else after a band step (see the module doc).
+    fn schedule(&mut self, d: f64, reach: impl Fn(f64) -> f64, back: f64) -> f64 {
+        let eps = self.epsilon;
+        if d > eps {
+            reach(eps / 2.0)
+        } else if back > 0.0 && back >= self.min_return_time {
+            back
+        } else {
+            self.counts.band_steps += 1;
+            reach(Self::band_target(d, eps))
+        }
     }
 
     /// Where a pair inside the contact band may be allowed to get before it is measured again:
