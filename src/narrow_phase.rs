@@ -617,7 +617,9 @@ impl Part {
 }
 
 /// The 8 corners of a box in the body frame, in a fixed order.
-fn box_corners(center: DVec3, rotation: DQuat, h: DVec3) -> [DVec3; 8] {
+/// The 8 corners of a box with half extents `h`, rotated by `rotation` about and placed at
+/// `center` (corner k takes +h on axis i when bit i of k is set).
+pub fn box_corners(center: DVec3, rotation: DQuat, h: DVec3) -> [DVec3; 8] {
     let mut out = [DVec3::ZERO; 8];
     for (i, c) in out.iter_mut().enumerate() {
         let sx = if i & 1 == 0 { -h.x } else { h.x };

@@ -29,7 +29,7 @@ use crate::collision_impulse::{
 use crate::event_heap::{BoundKind, EventHeap, PairEvent};
 use crate::mass_properties::{mass_properties, principal_axes};
 use crate::material::MaterialTable;
-use crate::narrow_phase::{proximity, Collider, ContactPoint, Pose};
+use crate::narrow_phase::{box_corners, proximity, Collider, ContactPoint, Pose};
 use crate::scene::{MassSpec, Motion, Scene, SceneError};
 use crate::shape::Shape;
 use crate::stages::{self, BoxOverride, FrameParams, FrameStages, StageBody};
@@ -147,25 +147,19 @@ pub struct StageTimes {
 /// Body-frame vertices of a polytope shape for the per-vertex TOI bound (see
 /// [`crate::toi_bound::EnvelopeBound`]); empty for curved shapes and large hulls.
 fn bound_vertices(shape: &Shape, shape_to_body: &Pose) -> Vec<DVec3> {
-    let local: Vec<DVec3> = match shape {
-        Shape::Box { half_extents: h } => (0..8)
-            .map(|k| {
-                DVec3::new(
-                    if k & 1 == 0 { -h.x } else { h.x },
-                    if k & 2 == 0 { -h.y } else { h.y },
-                    if k & 4 == 0 { -h.z } else { h.z },
-                )
-            })
+    match shape {
+        Shape::Box { half_extents } => box_corners(
+            shape_to_body.position,
+            shape_to_body.orientation,
+            *half_extents,
+        )
+        .to_vec(),
+        Shape::Convex { vertices } if vertices.len() <= crate::body::MAX_BOUND_VERTICES => vertices
+            .iter()
+            .map(|v| shape_to_body.position + shape_to_body.orientation * *v)
             .collect(),
-        Shape::Convex { vertices } if vertices.len() <= crate::body::MAX_BOUND_VERTICES => {
-            vertices.clone()
-        }
         _ => Vec::new(),
-    };
-    local
-        .into_iter()
-        .map(|v| shape_to_body.position + shape_to_body.orientation * v)
-        .collect()
+    }
 }
 
 fn scene_error(

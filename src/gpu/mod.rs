@@ -603,6 +603,25 @@ impl GpuStages {
     }
 
     /// Uploads the frame constants with the counts this call uses.
+    /// Sizes the buffers for `bodies` and `overrides`, then uploads them with the frame
+    /// parameters: the common start of the body stages and of the whole frame.
+    fn upload_bodies(
+        &mut self,
+        bodies: &[StageBody],
+        overrides: &[BoxOverride],
+        params: &FrameParams,
+    ) -> Result<(), StageError> {
+        let n = bodies.len();
+        self.reserve(n, overrides.len())?;
+        self.write_params(params, n, overrides.len());
+        let q = &self.ctx.queue;
+        q.write_buffer(&self.bodies.buffer, 0, bytemuck::cast_slice(bodies));
+        if !overrides.is_empty() {
+            q.write_buffer(&self.overrides.buffer, 0, bytemuck::cast_slice(overrides));
+        }
+        Ok(())
+    }
+
     fn write_params(&self, params: &FrameParams, n: usize, overrides: usize) {
         let mut p = *params;
         p.body_count = n as u32;
@@ -837,11 +856,7 @@ impl FrameStages for GpuStages {
         if n == 0 {
             return Ok(());
         }
-        self.reserve(n, 0)?;
-        self.write_params(params, n, 0);
-        self.ctx
-            .queue
-            .write_buffer(&self.bodies.buffer, 0, bytemuck::cast_slice(bodies));
+        self.upload_bodies(bodies, &[], params)?;
         self.ensure_bind_groups();
         let mut enc = self.encoder("tumble.integrate");
         self.encode_integrate(&mut enc, n as u32);
@@ -867,13 +882,7 @@ impl FrameStages for GpuStages {
         if n == 0 {
             return Ok(Vec::new());
         }
-        self.reserve(n, overrides.len())?;
-        self.write_params(params, n, overrides.len());
-        let q = &self.ctx.queue;
-        q.write_buffer(&self.bodies.buffer, 0, bytemuck::cast_slice(bodies));
-        if !overrides.is_empty() {
-            q.write_buffer(&self.overrides.buffer, 0, bytemuck::cast_slice(overrides));
-        }
+        self.upload_bodies(bodies, overrides, params)?;
         self.ensure_bind_groups();
         let mut enc = self.encoder("tumble.swept_aabb");
         self.encode_swept_aabb(&mut enc, n as u32, overrides.len() as u32);
@@ -990,13 +999,7 @@ impl FrameStages for GpuStages {
         if n == 0 {
             return Ok(FrameOutput::default());
         }
-        self.reserve(n, overrides.len())?;
-        self.write_params(params, n, overrides.len());
-        let q = &self.ctx.queue;
-        q.write_buffer(&self.bodies.buffer, 0, bytemuck::cast_slice(bodies));
-        if !overrides.is_empty() {
-            q.write_buffer(&self.overrides.buffer, 0, bytemuck::cast_slice(overrides));
-        }
+        self.upload_bodies(bodies, overrides, params)?;
         self.ensure_bind_groups();
         let mut enc = self.encoder("tumble.frame");
         if n < 2 {
