@@ -21,6 +21,7 @@ pub mod mass_properties;
 pub mod material;
 pub mod narrow_phase;
 pub mod output;
+pub mod resting_contact;
 pub mod scene;
 pub mod shape;
 pub mod stages;

@@ -20,6 +20,15 @@
 //! bodies neither sink nor drift. When that return would come implausibly soon (a bound closing
 //! from the start, from spin, or a near-zero hop), the target is the present distance less ε_c/16
 //! instead, which guarantees progress.
+//!
+//! ## Resting contact as constraints (opt-in)
+//! With `[world] resting_contact = "constraints"` each frame is split into contact steps of at
+//! most `contact_step`; at each step's start the contacts that are resting are solved together
+//! as constraints over the step ([`crate::resting_contact`], Bender & Schmitt 2006 §3.2) and
+//! their pairs are *held*: the event machinery steps in for a held pair only within
+//! `HELD_BAND`·ε_c, where the pair's neighbourhood is solved again from that moment. Impacts
+//! faster than a resting contact stay events with their restitution, and every pair keeps its
+//! conservative bound, so nothing tunnels or sinks past ε_c in either mode.
 
 use crate::body::Body;
 use crate::broad_phase::BroadPhase;
@@ -30,7 +39,8 @@ use crate::event_heap::{BoundKind, EventHeap, PairEvent};
 use crate::mass_properties::{mass_properties, principal_axes};
 use crate::material::MaterialTable;
 use crate::narrow_phase::{box_corners, proximity, Collider, ContactPoint, Pose};
-use crate::scene::{MassSpec, Motion, Scene, SceneError};
+use crate::resting_contact::{RestingContact, StepSettings};
+use crate::scene::{MassSpec, Motion, RestingContactMode, Scene, SceneError};
 use crate::shape::Shape;
 use crate::stages::{self, BoxOverride, FrameParams, FrameStages, StageBody};
 use crate::swept_aabb::{swept_aabb, Aabb};
@@ -40,6 +50,20 @@ use glam::{DQuat, DVec3};
 /// Fraction of ε_c a pair inside the contact band may close before it is measured again when no
 /// hop return can be bounded (see the module doc).
 const BAND_STEP: f64 = 1.0 / 16.0;
+
+/// Separation (fraction of ε_c) a contact step aims every resting contact point at by the
+/// step's end.
+const RESTING_TARGET: f64 = 0.5;
+
+/// Contact band (fraction of ε_c) of a pair whose contacts a contact step holds: the event
+/// machinery takes over only if a point gets this close after all (a prediction that missed).
+const HELD_BAND: f64 = 0.25;
+
+/// Most mid-step re-solves of one held pair in one contact step (see `World::resolve_held`).
+const MAX_RESOLVES: u32 = 4;
+
+/// Contact points up to this far apart (multiple of ε_c) at a step's start enter the step.
+const RESTING_MARGIN: f64 = 2.0;
 
 /// A body's state in its user frame (the frame its scene entry was written in).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
@@ -82,6 +106,14 @@ pub struct Counts {
     pub wakes: u64,
     /// Frames completed.
     pub frames: u64,
+    /// Contact steps done (resting contacts as constraints).
+    pub contact_steps: u64,
+    /// Resting contact points solved as constraints, summed over contact steps.
+    pub resting_contacts: u64,
+    /// Gauss–Seidel sweeps, summed over contact steps.
+    pub contact_iterations: u64,
+    /// Held pairs re-solved mid-step because they came within the held band after all.
+    pub held_resolutions: u64,
 }
 
 /// A failure during simulation.
@@ -131,11 +163,30 @@ pub struct World {
     /// Approach speed above which an impact wakes a sleeping body (m/s).
     wake_speed: f64,
     woken: Vec<usize>,
+    /// How resting contacts are handled.
+    resting_mode: RestingContactMode,
+    /// Contact step length h (s).
+    contact_step: f64,
+    /// Pairs (a < b) whose contacts the current contact step holds.
+    held: rustc_hash::FxHashSet<(u32, u32)>,
+    resting_contacts: Vec<RestingContact>,
+    resting_solver: crate::resting_contact::Solver,
+    /// Solver for held pairs re-solved mid-step ([`World::resolve_held`]).
+    pair_solver: crate::resting_contact::Solver,
+    /// The held pairs of each body (this step).
+    held_by_body: Vec<Vec<(u32, u32)>>,
+    local_pairs: Vec<(usize, usize)>,
+    local_contacts: Vec<RestingContact>,
+    pushed: Vec<(usize, usize, DVec3)>,
+    /// Mid-step re-solves per held pair (this step).
+    resolves: rustc_hash::FxHashMap<(u32, u32), u32>,
 }
 
 /// Wall time spent in each part of the frame loop (s), summed over all frames.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct StageTimes {
+    /// Contact steps: finding resting contacts and solving them as constraints.
+    pub contact_step: f64,
     /// Swept boxes, broad phase and the first (coarse) pair bounds at frame starts.
     pub broad_phase: f64,
     /// The event loop: heap pops, distances, collision response, re-bounding.
@@ -298,6 +349,17 @@ impl World {
             rest_distance: 3.0 * eps,
             wake_speed: 2.0 * (2.0 * g.length() * eps).sqrt(),
             woken: Vec::new(),
+            resting_mode: scene.world.resting_contact,
+            contact_step: scene.world.contact_step,
+            held: Default::default(),
+            resting_contacts: Vec::new(),
+            resting_solver: Default::default(),
+            pair_solver: Default::default(),
+            held_by_body: Vec::new(),
+            local_pairs: Vec::new(),
+            local_contacts: Vec::new(),
+            resolves: Default::default(),
+            pushed: Vec::new(),
         };
         world.check_initial_overlaps(scene)?;
         Ok(world)
@@ -407,10 +469,38 @@ impl World {
         if until - t1 < 1e-9 * self.frame_period {
             t1 = until;
         }
+        // With resting contacts as constraints the frame is split into contact steps.
+        let steps = if self.resting_mode == RestingContactMode::Constraints {
+            ((t1 - t0) / self.contact_step * (1.0 - 1e-9))
+                .ceil()
+                .max(1.0) as usize
+        } else {
+            1
+        };
+        for k in 1..=steps {
+            let s0 = self.time;
+            let s1 = if k == steps {
+                t1
+            } else {
+                t0 + (t1 - t0) * k as f64 / steps as f64
+            };
+            self.step(s0, s1)?;
+        }
+        self.sleep_resting_bodies(t1);
+        self.counts.frames += 1;
+        Ok(())
+    }
+
+    /// One step over [t0, t1]: every body is at t0.
+    fn step(&mut self, t0: f64, t1: f64) -> Result<(), SimError> {
         self.frame_end = t1;
+        let clock = std::time::Instant::now();
+        if self.resting_mode == RestingContactMode::Constraints {
+            self.resting_contact_step(t1 - t0);
+        }
+        let clock = self.lap(clock, |s| &mut s.contact_step);
 
         // Swept boxes and broad phase over [t0, t1], then coarse bounds into the heap.
-        let clock = std::time::Instant::now();
         if self.stages.is_some() {
             self.seed_frame_with_stages(t0, t1)?;
         } else {
@@ -446,10 +536,332 @@ impl World {
             }
         }
         self.time = t1;
-        self.sleep_resting_bodies(t1);
-        self.counts.frames += 1;
         self.lap(clock, |s| &mut s.sync);
         Ok(())
+    }
+
+    /// The contact step (every body at its start): finds the contact points that are resting
+    /// (within `RESTING_MARGIN`·ε_c, approaching slower than the microcollision speed plus what
+    /// gravity adds over `h`), solves them together as constraints over the step
+    /// ([`crate::resting_contact`]) and marks their pairs as held, so the event machinery only
+    /// steps in for them within `HELD_BAND`·ε_c.
+    fn resting_contact_step(&mut self, h: f64) {
+        self.held.clear();
+        self.resolves.clear();
+        self.resting_contacts.clear();
+        self.held_by_body.resize_with(self.bodies.len(), Vec::new);
+        for list in &mut self.held_by_body {
+            list.clear();
+        }
+        let eps = self.epsilon;
+        let margin = RESTING_MARGIN * eps;
+        let resting_speed = self.micro_speed + self.gravity.length() * h;
+        // Present boxes grown by the margin: the pairs that can have a point that close.
+        let n = self.bodies.len();
+        self.boxes.clear();
+        for b in &self.bodies {
+            let (min, max) = b.collider.aabb(&b.pose());
+            self.boxes.push(Aabb { min, max }.grown(margin));
+        }
+        let bodies = &self.bodies;
+        self.broad.reset(&self.boxes, |i| bodies[i].moves());
+        for i in 0..n {
+            self.broad.insert(i, &self.boxes[i]);
+        }
+        let mut cand = std::mem::take(&mut self.candidates);
+        let mut points = std::mem::take(&mut self.points);
+        for i in 0..n {
+            if !self.bodies[i].is_awake_dynamic() {
+                continue;
+            }
+            self.broad.query(i, &self.boxes[i], &self.boxes, &mut cand);
+            for &j in &cand {
+                let j = j as usize;
+                if self.bodies[j].is_awake_dynamic() && j < i {
+                    continue; // found from j's side
+                }
+                let (a, b) = (i.min(j), i.max(j));
+                let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
+                self.counts.distance_queries += 1;
+                let d = proximity(
+                    &ba.collider,
+                    &ba.pose(),
+                    &bb.collider,
+                    &bb.pose(),
+                    margin,
+                    &mut points,
+                );
+                if -d > self.max_penetration {
+                    self.max_penetration = -d;
+                }
+                if d > margin {
+                    continue;
+                }
+                let friction = self.materials.pair(ba.material, bb.material).friction;
+                let mut any = false;
+                for p in points.iter().filter(|p| p.separation <= margin) {
+                    let un = (ba.point_velocity(p.position) - bb.point_velocity(p.position))
+                        .dot(p.normal);
+                    if -un < resting_speed {
+                        any = true;
+                        self.resting_contacts.push(RestingContact {
+                            a: a as u32,
+                            b: b as u32,
+                            position: p.position,
+                            normal: p.normal,
+                            separation: p.separation,
+                            friction,
+                        });
+                    }
+                }
+                if any {
+                    self.held.insert((a as u32, b as u32));
+                    self.held_by_body[a].push((a as u32, b as u32));
+                    self.held_by_body[b].push((a as u32, b as u32));
+                }
+            }
+        }
+        self.candidates = cand;
+        self.points = points;
+        if self.resting_contacts.is_empty() {
+            return;
+        }
+        self.counts.contact_steps += 1;
+        self.counts.resting_contacts += self.resting_contacts.len() as u64;
+        let settings = StepSettings {
+            h,
+            gravity: self.gravity,
+            target: RESTING_TARGET * eps,
+            tolerance: 1e-6 * eps,
+            max_iterations: 64,
+            push_out: 0.25,
+        };
+        let mut pushed = std::mem::take(&mut self.pushed);
+        pushed.clear();
+        let report = self.resting_solver.solve(
+            &mut self.bodies,
+            &self.resting_contacts,
+            &settings,
+            true,
+            |a, b, n| pushed.push((a, b, n)),
+        );
+        self.counts.contact_iterations += report.iterations as u64;
+        for &(a, b, n) in &pushed {
+            self.note_support(a, b, n);
+        }
+        self.pushed = pushed;
+        for c in 0..self.resting_contacts.len() {
+            let rc = self.resting_contacts[c];
+            for i in [rc.a as usize, rc.b as usize] {
+                self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
+                self.bodies[i].refresh_bounds();
+            }
+        }
+    }
+
+    /// A held pair that came within `HELD_BAND`·ε_c after all at time `t` (its step's
+    /// prediction missed: a new feature, a spin, an unconverged pile, or a collision nearby that
+    /// pushed a body into its neighbours). A point approaching faster than a resting contact is
+    /// a collision ([`Self::resolve_contacts`]). Otherwise every held pair that shares a body
+    /// with this one is measured now and solved together as a contact step of its own from `t`
+    /// (Bender & Schmitt §3.2 again, locally), so the bodies move apart at the modest speed that
+    /// restores the target separation over a step. Re-solving the pair alone would push a body
+    /// wedged between two neighbours from one into the other and back, and reversing the tiny
+    /// approach speed (a microcollision) would leave the pair at the band's edge, caught again
+    /// and again. Re-bounds every body whose velocity changed; returns true if any did.
+    fn resolve_held(&mut self, a: usize, b: usize, t: f64) -> bool {
+        let eps = self.epsilon;
+        let band = self.band(a, b);
+        let h = self.contact_step;
+        let resting_speed = self.micro_speed + self.gravity.length() * h;
+        let fast = self
+            .points
+            .iter()
+            .filter(|p| p.separation <= band)
+            .any(|p| -self.normal_speed(a, b, p) >= resting_speed);
+        if fast {
+            let any = self.resolve_contacts(a, b, band);
+            if any {
+                self.rebound_after_change(a, b, t);
+            }
+            return any;
+        }
+        // A contact that came to rest during the step is held from now on, as if the step had
+        // started with it.
+        if band >= eps && self.held.insert((a as u32, b as u32)) {
+            self.held_by_body[a].push((a as u32, b as u32));
+            self.held_by_body[b].push((a as u32, b as u32));
+        }
+        let settings = StepSettings {
+            h,
+            gravity: self.gravity,
+            target: RESTING_TARGET * eps,
+            tolerance: 1e-3 * eps,
+            max_iterations: 32,
+            push_out: 1.0,
+        };
+        // Nothing to do if the pair's own step-mean motion keeps it apart: it is then bounded
+        // like any other pair (this also ends any chain of re-solves).
+        let friction = self
+            .materials
+            .pair(self.bodies[a].material, self.bodies[b].material)
+            .friction;
+        let needs = self
+            .points
+            .iter()
+            .filter(|p| p.separation <= RESTING_MARGIN * eps)
+            .any(|p| {
+                let c = RestingContact {
+                    a: a as u32,
+                    b: b as u32,
+                    position: p.position,
+                    normal: p.normal,
+                    separation: p.separation,
+                    friction,
+                };
+                // Hysteresis: re-solve only a pair that would end a step within half the held
+                // band; the re-solve aims at the full target, so a pair just re-solved is not
+                // caught again by the next small change of its closest features.
+                crate::resting_contact::predicted_separation(&self.bodies, &c, &settings)
+                    < 0.5 * HELD_BAND * eps
+            });
+        if !needs {
+            return false;
+        }
+        // A pile the local solve cannot settle (it would be solved again at once, forever) gets
+        // at most `MAX_RESOLVES` re-solves per pair and step; after that the pair is left to
+        // the event machinery's own collision rule, which always terminates.
+        let tries = self.resolves.entry((a as u32, b as u32)).or_insert(0);
+        *tries += 1;
+        if *tries > MAX_RESOLVES {
+            let any = self.resolve_contacts(a, b, band);
+            if any {
+                self.rebound_after_change(a, b, t);
+            }
+            return any;
+        }
+        // The held pairs around a and b.
+        let mut pairs = std::mem::take(&mut self.local_pairs);
+        pairs.clear();
+        pairs.push((a, b));
+        for i in [a, b] {
+            if let Some(list) = self.held_by_body.get(i) {
+                for &(x, y) in list {
+                    let (x, y) = (x as usize, y as usize);
+                    if (x, y) != (a, b) && !pairs.contains(&(x, y)) {
+                        pairs.push((x, y));
+                    }
+                }
+            }
+        }
+        let mut contacts = std::mem::take(&mut self.local_contacts);
+        contacts.clear();
+        let mut points = std::mem::take(&mut self.points);
+        for &(x, y) in &pairs {
+            self.bodies[x].advance_to(t, self.gravity);
+            self.bodies[y].advance_to(t, self.gravity);
+            let (bx, by) = (&self.bodies[x], &self.bodies[y]);
+            self.counts.distance_queries += 1;
+            let d = proximity(
+                &bx.collider,
+                &bx.pose(),
+                &by.collider,
+                &by.pose(),
+                RESTING_MARGIN * eps,
+                &mut points,
+            );
+            if -d > self.max_penetration {
+                self.max_penetration = -d;
+            }
+            let friction = self.materials.pair(bx.material, by.material).friction;
+            for p in points
+                .iter()
+                .filter(|p| p.separation <= RESTING_MARGIN * eps)
+            {
+                contacts.push(RestingContact {
+                    a: x as u32,
+                    b: y as u32,
+                    position: p.position,
+                    normal: p.normal,
+                    separation: p.separation,
+                    friction,
+                });
+            }
+        }
+        self.points = points;
+        let mut moved = std::mem::take(&mut self.woken);
+        moved.clear();
+        let before: Vec<(usize, DVec3, DVec3)> = Vec::new();
+        let mut before = before;
+        for &(x, y) in &pairs {
+            for i in [x, y] {
+                if !before.iter().any(|e| e.0 == i) {
+                    let body = &self.bodies[i];
+                    before.push((i, body.velocity, body.angular_velocity));
+                }
+            }
+        }
+        let mut pushed = std::mem::take(&mut self.pushed);
+        pushed.clear();
+        self.pair_solver
+            .solve(&mut self.bodies, &contacts, &settings, false, |a, b, n| {
+                pushed.push((a, b, n))
+            });
+        for &(x, y, n) in &pushed {
+            self.note_support(x, y, n);
+        }
+        self.pushed = pushed;
+        for &(i, v, w) in &before {
+            let body = &self.bodies[i];
+            if body.velocity != v || body.angular_velocity != w {
+                moved.push(i);
+            }
+        }
+        let any = !moved.is_empty();
+        if any {
+            self.counts.held_resolutions += 1;
+            for &i in &moved {
+                self.bodies[i].refresh_bounds();
+            }
+            for &i in &moved {
+                self.rebound_body(i, t);
+            }
+        }
+        self.woken = moved;
+        self.local_pairs = pairs;
+        self.local_contacts = contacts;
+        any
+    }
+
+    /// After body `i` changed velocity at time `t`: a new version, a new swept box, and coarse
+    /// bounds for every pair its box now overlaps.
+    fn rebound_body(&mut self, i: usize, t: f64) {
+        if !self.bodies[i].is_awake_dynamic() {
+            return;
+        }
+        self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
+        let bx = self.body_box(i, self.frame_end - t);
+        self.boxes[i] = bx;
+        self.broad.insert(i, &bx);
+        let mut cand = std::mem::take(&mut self.candidates);
+        self.broad.query(i, &bx, &self.boxes, &mut cand);
+        for &j in &cand {
+            let j = j as usize;
+            if j != i && self.pair_matters(i, j) {
+                self.bodies[j].advance_to(t, self.gravity);
+                self.push_coarse(i.min(j), i.max(j), t);
+            }
+        }
+        self.candidates = cand;
+    }
+
+    /// The contact band of pair (a, b): ε_c, or `HELD_BAND`·ε_c while a contact step holds it.
+    fn band(&self, a: usize, b: usize) -> f64 {
+        if !self.held.is_empty() && self.held.contains(&(a as u32, b as u32)) {
+            HELD_BAND * self.epsilon
+        } else {
+            self.epsilon
+        }
     }
 
     fn lap(
@@ -785,9 +1197,9 @@ impl World {
     /// Handles a popped, current entry: both bodies are at `t`.
     fn process_pair(&mut self, a: usize, b: usize, t: f64) -> Result<(), SimError> {
         let d = self.measure(a, b);
-        if d <= self.epsilon && (self.bodies[a].asleep || self.bodies[b].asleep) {
+        let eps = self.band(a, b);
+        if d <= eps && (self.bodies[a].asleep || self.bodies[b].asleep) {
             // An impact faster than a microcollision train wakes the sleeper (§4.2).
-            let eps = self.epsilon;
             let approach = self
                 .points
                 .iter()
@@ -802,7 +1214,19 @@ impl World {
                 }
             }
         }
-        if d <= self.epsilon && self.resolve_contacts(a, b) {
+        if d <= eps && self.resting_mode == RestingContactMode::Constraints {
+            if self.resolve_held(a, b, t) {
+                for i in [a, b] {
+                    if !self.bodies[i].is_finite() {
+                        return Err(self.non_finite(i, t));
+                    }
+                }
+            } else {
+                self.push_fine(a, b, d, t);
+            }
+            return Ok(());
+        }
+        if d <= eps && self.resolve_contacts(a, b, eps) {
             for i in [a, b] {
                 if !self.bodies[i].is_finite() {
                     return Err(self.non_finite(i, t));
@@ -818,9 +1242,11 @@ impl World {
     /// Pushes a bound for (a, b) from the proximity just measured (`d`, `self.points`).
     fn push_fine(&mut self, a: usize, b: usize, d: f64, t: f64) {
         self.counts.toi_bounds += 1;
-        let eps = self.epsilon;
+        let eps = self.band(a, b);
         let within = d <= eps;
-        if within {
+        // A held pair approaching inside its band was just re-solved (or found to need no
+        // impulse: its step-mean motion keeps it apart); it is bounded like any other.
+        if within && eps >= self.epsilon {
             let approaching = self
                 .points
                 .iter()
@@ -844,14 +1270,14 @@ impl World {
             // The envelope's own value now; it may differ from the measured distance by the
             // rounding of the two geometric routes, so targets are set relative to it.
             let gap = env.gap();
-            self.schedule(d, |x| env.time_to(gap + (x - d)), env.return_time(gap))
+            self.schedule(d, eps, |x| env.time_to(gap + (x - d)), env.return_time(gap))
         } else {
             let (ma, mb) = (
                 self.bodies[a].motion_bound(self.gravity),
                 self.bodies[b].motion_bound(self.gravity),
             );
             let bound = DistanceBound::isotropic(d, &ma, &mb);
-            self.schedule(d, |x| bound.time_to(x), bound.return_time())
+            self.schedule(d, eps, |x| bound.time_to(x), bound.return_time())
         };
         self.push(a, b, t + dt, BoundKind::Fine);
     }
@@ -860,8 +1286,7 @@ impl World {
     /// time the distance can be down to `x`) and `back` (when it can first come back down to
     /// `d`): farther than ε_c, when it could reach ε_c/2; inside the contact band, at the hop's
     /// landing if that is not implausibly soon, else after a band step (see the module doc).
-    fn schedule(&mut self, d: f64, reach: impl Fn(f64) -> f64, back: f64) -> f64 {
-        let eps = self.epsilon;
+    fn schedule(&mut self, d: f64, eps: f64, reach: impl Fn(f64) -> f64, back: f64) -> f64 {
         if d > eps {
             reach(eps / 2.0)
         } else if back > 0.0 && back >= self.min_return_time {
@@ -929,8 +1354,7 @@ impl World {
     /// and tangential motion through the rotation terms of `M`, so the velocity-reversing
     /// microcollision impulse leaves the friction cone and a block on a slope creeps. Any point
     /// still approaching afterwards is then resolved on its own, most approaching first.
-    fn resolve_contacts(&mut self, a: usize, b: usize) -> bool {
-        let eps = self.epsilon;
+    fn resolve_contacts(&mut self, a: usize, b: usize, eps: f64) -> bool {
         let material = self
             .materials
             .pair(self.bodies[a].material, self.bodies[b].material);

@@ -27,6 +27,7 @@ pub fn scene(gravity: DVec3, restitution: f64, friction: f64, bodies: Vec<BodySp
             frame_period: 0.02,
             collision_epsilon: 1e-3,
             sleep_time: 0.0,
+            ..WorldSettings::default()
         },
         materials,
         material_pairs: Vec::new(),
