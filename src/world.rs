@@ -178,6 +178,8 @@ pub struct World {
     local_pairs: Vec<(usize, usize)>,
     local_contacts: Vec<RestingContact>,
     pushed: Vec<(usize, usize, DVec3)>,
+    /// Velocities of the bodies of a local re-solve before it (to see which changed).
+    velocities_before: Vec<(usize, DVec3, DVec3)>,
     /// Mid-step re-solves per held pair (this step).
     resolves: rustc_hash::FxHashMap<(u32, u32), u32>,
 }
@@ -359,6 +361,7 @@ impl World {
             local_pairs: Vec::new(),
             local_contacts: Vec::new(),
             resolves: Default::default(),
+            velocities_before: Vec::new(),
             pushed: Vec::new(),
         };
         world.check_initial_overlaps(scene)?;
@@ -569,7 +572,6 @@ impl World {
             self.broad.insert(i, &self.boxes[i]);
         }
         let mut cand = std::mem::take(&mut self.candidates);
-        let mut points = std::mem::take(&mut self.points);
         for i in 0..n {
             if !self.bodies[i].is_awake_dynamic() {
                 continue;
@@ -581,25 +583,13 @@ impl World {
                     continue; // found from j's side
                 }
                 let (a, b) = (i.min(j), i.max(j));
-                let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
-                self.counts.distance_queries += 1;
-                let d = proximity(
-                    &ba.collider,
-                    &ba.pose(),
-                    &bb.collider,
-                    &bb.pose(),
-                    margin,
-                    &mut points,
-                );
-                if -d > self.max_penetration {
-                    self.max_penetration = -d;
-                }
-                if d > margin {
+                if self.measure_within(a, b, margin) > margin {
                     continue;
                 }
+                let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
                 let friction = self.materials.pair(ba.material, bb.material).friction;
                 let mut any = false;
-                for p in points.iter().filter(|p| p.separation <= margin) {
+                for p in self.points.iter().filter(|p| p.separation <= margin) {
                     let un = (ba.point_velocity(p.position) - bb.point_velocity(p.position))
                         .dot(p.normal);
                     if -un < resting_speed {
@@ -622,7 +612,6 @@ impl World {
             }
         }
         self.candidates = cand;
-        self.points = points;
         if self.resting_contacts.is_empty() {
             return;
         }
@@ -756,25 +745,14 @@ impl World {
         }
         let mut contacts = std::mem::take(&mut self.local_contacts);
         contacts.clear();
-        let mut points = std::mem::take(&mut self.points);
         for &(x, y) in &pairs {
             self.bodies[x].advance_to(t, self.gravity);
             self.bodies[y].advance_to(t, self.gravity);
+            self.measure_within(x, y, RESTING_MARGIN * eps);
             let (bx, by) = (&self.bodies[x], &self.bodies[y]);
-            self.counts.distance_queries += 1;
-            let d = proximity(
-                &bx.collider,
-                &bx.pose(),
-                &by.collider,
-                &by.pose(),
-                RESTING_MARGIN * eps,
-                &mut points,
-            );
-            if -d > self.max_penetration {
-                self.max_penetration = -d;
-            }
             let friction = self.materials.pair(bx.material, by.material).friction;
-            for p in points
+            for p in self
+                .points
                 .iter()
                 .filter(|p| p.separation <= RESTING_MARGIN * eps)
             {
@@ -788,11 +766,10 @@ impl World {
                 });
             }
         }
-        self.points = points;
         let mut moved = std::mem::take(&mut self.woken);
         moved.clear();
-        let before: Vec<(usize, DVec3, DVec3)> = Vec::new();
-        let mut before = before;
+        let mut before = std::mem::take(&mut self.velocities_before);
+        before.clear();
         for &(x, y) in &pairs {
             for i in [x, y] {
                 if !before.iter().any(|e| e.0 == i) {
@@ -828,6 +805,7 @@ impl World {
             }
         }
         self.woken = moved;
+        self.velocities_before = before;
         self.local_pairs = pairs;
         self.local_contacts = contacts;
         any
@@ -1136,6 +1114,12 @@ impl World {
 
     /// True proximity of a pair at the bodies' current states; fills `self.points`.
     fn measure(&mut self, a: usize, b: usize) -> f64 {
+        self.measure_within(a, b, self.epsilon)
+    }
+
+    /// True proximity of a pair at the bodies' current states, with the contact points up to
+    /// `margin` apart in `self.points`; records the largest penetration seen.
+    fn measure_within(&mut self, a: usize, b: usize, margin: f64) -> f64 {
         self.counts.distance_queries += 1;
         let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
         let d = proximity(
@@ -1143,7 +1127,7 @@ impl World {
             &ba.pose(),
             &bb.collider,
             &bb.pose(),
-            self.epsilon,
+            margin,
             &mut self.points,
         );
         if -d > self.max_penetration {
