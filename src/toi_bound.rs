@@ -186,25 +186,51 @@ impl EnvelopeBound<'_> {
     }
 
     /// First time the bound can reach `target` (∞ if never).
+    ///
+    /// The minimum over all vertex pairs, without solving every pair's quadratic: once some
+    /// pair reaches `target` at `best`, a pair whose value cannot drop to `target` anywhere in
+    /// `[0, best]` (see [`DistanceBound::may_reach_by`]) cannot reach it earlier, so its root is
+    /// skipped. The result is exactly the full minimum.
     pub fn time_to(&self, target: f64) -> f64 {
-        self.terms()
-            .map(|b| b.time_to(target))
-            .fold(f64::INFINITY, f64::min)
+        let mut best = f64::INFINITY;
+        for term in self.terms() {
+            if term.may_reach_by(target, best) {
+                best = best.min(term.time_to(target));
+            }
+        }
+        best
     }
 
     /// First time the bound can come back down to its present value `gap` (0 if some term
     /// at the gap starts closing).
     pub fn return_time(&self, gap: f64) -> f64 {
         let tol = 1e-12 * (1.0 + gap.abs());
-        self.terms()
-            .map(|b| {
-                if b.d0 <= gap + tol {
-                    b.return_time()
-                } else {
-                    b.time_to(gap)
-                }
-            })
-            .fold(f64::INFINITY, f64::min)
+        let mut best = f64::INFINITY;
+        for term in self.terms() {
+            if best == 0.0 {
+                break;
+            }
+            if term.d0 <= gap + tol {
+                best = best.min(term.return_time());
+            } else if term.may_reach_by(gap, best) {
+                best = best.min(term.time_to(gap));
+            }
+        }
+        best
+    }
+}
+
+impl DistanceBound {
+    /// False only if the bound stays above `target` over all of `[0, horizon]`: there
+    /// `d0 + c1·t + ½c2·t² ≥ d0 + min(c1, 0)·T + ½·min(c2, 0)·T²`. Cheap (no square root), so it
+    /// screens quadratics before [`Self::time_to`] solves them.
+    pub fn may_reach_by(&self, target: f64, horizon: f64) -> bool {
+        if !horizon.is_finite() {
+            return true;
+        }
+        let low = self.d0 + self.c1.min(0.0) * horizon + 0.5 * self.c2.min(0.0) * horizon * horizon;
+        // The margin covers the rounding of `low` itself, so a root at `horizon` is never lost.
+        low <= target + 1e-12 * (self.d0.abs() + target.abs() + 1.0)
     }
 }
 
@@ -245,5 +271,46 @@ mod tests {
         let b = DistanceBound::separating_axis(0.5, DVec3::Z, &a, &floor);
         assert!((b.return_time() - 0.2).abs() < 1e-9);
         assert!((b.time_to(0.45) - (1.0 + 2f64.sqrt()) / 10.0).abs() < 1e-9);
+    }
+
+    /// The screened minimum equals the plain minimum over every vertex pair.
+    #[test]
+    fn screened_envelope_matches_every_pair() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let mut extent = |rng: &mut rand_chacha::ChaCha8Rng, h0: f64| Extent {
+            h0: h0 + rng.random_range(0.0..0.5),
+            h1: rng.random_range(-3.0..3.0),
+            h2: rng.random_range(-12.0..12.0),
+        };
+        for _ in 0..2000 {
+            let lower: Vec<Extent> = (0..8).map(|_| extent(&mut rng, 0.0)).collect();
+            let upper: Vec<Extent> = (0..8).map(|_| extent(&mut rng, -0.5)).collect();
+            let env = EnvelopeBound {
+                lower: &lower,
+                upper: &upper,
+            };
+            let terms: Vec<DistanceBound> = env.terms().collect();
+            let gap = env.gap();
+            for target in [gap - 1e-3, gap - 0.1, gap * 0.5] {
+                let plain = terms
+                    .iter()
+                    .map(|b| b.time_to(target))
+                    .fold(f64::INFINITY, f64::min);
+                assert_eq!(env.time_to(target), plain);
+            }
+            let tol = 1e-12 * (1.0 + gap.abs());
+            let plain = terms
+                .iter()
+                .map(|b| {
+                    if b.d0 <= gap + tol {
+                        b.return_time()
+                    } else {
+                        b.time_to(gap)
+                    }
+                })
+                .fold(f64::INFINITY, f64::min);
+            assert_eq!(env.return_time(gap), plain);
+        }
     }
 }

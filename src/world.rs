@@ -808,6 +808,11 @@ impl World {
         self.velocities_before = before;
         self.local_pairs = pairs;
         self.local_contacts = contacts;
+        if !any {
+            // The caller bounds (a, b) from `self.points`, which now hold the last neighbour
+            // measured: measure (a, b) again (same states, same points as before).
+            self.measure(a, b);
+        }
         any
     }
 
@@ -1254,26 +1259,40 @@ impl World {
             // The envelope's own value now; it may differ from the measured distance by the
             // rounding of the two geometric routes, so targets are set relative to it.
             let gap = env.gap();
-            self.schedule(d, eps, |x| env.time_to(gap + (x - d)), env.return_time(gap))
+            self.schedule(
+                d,
+                eps,
+                |x| env.time_to(gap + (x - d)),
+                || env.return_time(gap),
+            )
         } else {
             let (ma, mb) = (
                 self.bodies[a].motion_bound(self.gravity),
                 self.bodies[b].motion_bound(self.gravity),
             );
             let bound = DistanceBound::isotropic(d, &ma, &mb);
-            self.schedule(d, eps, |x| bound.time_to(x), bound.return_time())
+            self.schedule(d, eps, |x| bound.time_to(x), || bound.return_time())
         };
         self.push(a, b, t + dt, BoundKind::Fine);
     }
 
     /// When to measure a pair at distance `d` again, given its bound as `reach(x)` (the first
     /// time the distance can be down to `x`) and `back` (when it can first come back down to
-    /// `d`): farther than ε_c, when it could reach ε_c/2; inside the contact band, at the hop's
+    /// `d`, evaluated only when needed): farther than ε_c, when it could reach ε_c/2; inside the contact band, at the hop's
     /// landing if that is not implausibly soon, else after a band step (see the module doc).
-    fn schedule(&mut self, d: f64, eps: f64, reach: impl Fn(f64) -> f64, back: f64) -> f64 {
+    fn schedule(
+        &mut self,
+        d: f64,
+        eps: f64,
+        reach: impl Fn(f64) -> f64,
+        back: impl FnOnce() -> f64,
+    ) -> f64 {
         if d > eps {
-            reach(eps / 2.0)
-        } else if back > 0.0 && back >= self.min_return_time {
+            return reach(eps / 2.0);
+        }
+        // Only inside the band is the return time needed (it costs as much as `reach`).
+        let back = back();
+        if back > 0.0 && back >= self.min_return_time {
             back
         } else {
             self.counts.band_steps += 1;
