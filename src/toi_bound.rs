@@ -278,7 +278,7 @@ mod tests {
     fn screened_envelope_matches_every_pair() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
-        let mut extent = |rng: &mut rand_chacha::ChaCha8Rng, h0: f64| Extent {
+        let extent = |rng: &mut rand_chacha::ChaCha8Rng, h0: f64| Extent {
             h0: h0 + rng.random_range(0.0..0.5),
             h1: rng.random_range(-3.0..3.0),
             h2: rng.random_range(-12.0..12.0),
