@@ -64,7 +64,7 @@ impl Default for WorldSettings {
             collision_epsilon: 0.001,
             sleep_time: 0.5,
             resting_contact: RestingContactMode::Microcollisions,
-            contact_step: 0.01,
+            contact_step: 0.0025,
         }
     }
 }

@@ -114,6 +114,9 @@ pub struct Counts {
     pub contact_iterations: u64,
     /// Held pairs re-solved mid-step because they came within the held band after all.
     pub held_resolutions: u64,
+    /// Broad-phase pairs at a step start that kept a bound from an earlier step (both bodies
+    /// unchanged since) instead of being bounded afresh.
+    pub kept_bounds: u64,
 }
 
 /// A failure during simulation.
@@ -182,6 +185,12 @@ pub struct World {
     velocities_before: Vec<(usize, DVec3, DVec3)>,
     /// Mid-step re-solves per held pair (this step).
     resolves: rustc_hash::FxHashMap<(u32, u32), u32>,
+    /// Bounds that fell beyond the current step's end, kept per pair for the next steps: a
+    /// bound stays valid while both bodies keep the versions it was computed with (their
+    /// trajectories are unchanged), so a pair the step left alone is not bounded afresh.
+    later_bounds: rustc_hash::FxHashMap<(u32, u32), PairEvent>,
+    /// The previous step's `later_bounds`, consumed while seeding the next step.
+    earlier_bounds: rustc_hash::FxHashMap<(u32, u32), PairEvent>,
 }
 
 /// Wall time spent in each part of the frame loop (s), summed over all frames.
@@ -361,6 +370,8 @@ impl World {
             local_pairs: Vec::new(),
             local_contacts: Vec::new(),
             resolves: Default::default(),
+            later_bounds: Default::default(),
+            earlier_bounds: Default::default(),
             velocities_before: Vec::new(),
             pushed: Vec::new(),
         };
@@ -504,15 +515,24 @@ impl World {
         let clock = self.lap(clock, |s| &mut s.contact_step);
 
         // Swept boxes and broad phase over [t0, t1], then coarse bounds into the heap.
+        // A pair whose bodies kept their trajectories since an earlier step keeps that step's
+        // bound (it is still a valid lower bound); only the others are bounded afresh.
+        self.begin_seeding();
         if self.stages.is_some() {
             self.seed_frame_with_stages(t0, t1)?;
         } else {
             let pairs = self.collect_pairs(t1 - t0);
             self.counts.broad_phase_pairs += pairs.len() as u64;
             for (a, b) in pairs {
-                self.push_coarse(a, b, t0);
+                if let Some(ev) = self.earlier_bound(a, b) {
+                    self.counts.kept_bounds += 1;
+                    self.push(a, b, ev.time, ev.kind);
+                } else {
+                    self.push_coarse(a, b, t0);
+                }
             }
         }
+        self.earlier_bounds.clear();
         let clock = self.lap(clock, |s| &mut s.broad_phase);
 
         // The event loop.
@@ -957,7 +977,15 @@ impl World {
         self.counts.broad_phase_pairs += out.bounds.len() as u64;
         for pb in &out.bounds {
             let (a, b) = (pb.a as usize, pb.b as usize);
-            if !self.pair_matters(a, b) || pb.toi_bound == stages::TOI_NONE {
+            if !self.pair_matters(a, b) {
+                continue;
+            }
+            if let Some(ev) = self.earlier_bound(a, b) {
+                self.counts.kept_bounds += 1;
+                self.push(a, b, ev.time, ev.kind);
+                continue;
+            }
+            if pb.toi_bound == stages::TOI_NONE {
                 continue;
             }
             self.counts.toi_bounds += 1;
@@ -1164,16 +1192,39 @@ impl World {
     }
 
     fn push(&mut self, a: usize, b: usize, time: f64, kind: BoundKind) {
+        self.push_kept(a, b, time, kind, true);
+    }
+
+    /// Pushes a bound that holds from now until `time`; one beyond the step's end is kept for
+    /// the next steps if `keep`.
+    fn push_kept(&mut self, a: usize, b: usize, time: f64, kind: BoundKind, keep: bool) {
+        let event = PairEvent {
+            time,
+            a: a as u32,
+            b: b as u32,
+            version_a: self.bodies[a].version,
+            version_b: self.bodies[b].version,
+            kind,
+        };
         if time < self.frame_end {
-            self.heap.push(PairEvent {
-                time,
-                a: a as u32,
-                b: b as u32,
-                version_a: self.bodies[a].version,
-                version_b: self.bodies[b].version,
-                kind,
-            });
+            self.heap.push(event);
+        } else if keep {
+            self.later_bounds.insert((a as u32, b as u32), event);
         }
+    }
+
+    /// The bound kept from an earlier step for pair (a, b), if both bodies still have the
+    /// versions it was computed with; taken out of the cache either way.
+    fn earlier_bound(&mut self, a: usize, b: usize) -> Option<PairEvent> {
+        let ev = self.earlier_bounds.remove(&(a as u32, b as u32))?;
+        (ev.version_a == self.bodies[a].version && ev.version_b == self.bodies[b].version)
+            .then_some(ev)
+    }
+
+    /// Starts seeding a step: last step's kept bounds become the ones to draw from.
+    fn begin_seeding(&mut self) {
+        std::mem::swap(&mut self.earlier_bounds, &mut self.later_bounds);
+        self.later_bounds.clear();
     }
 
     /// Normal relative velocity of the contact point (negative: approaching).
@@ -1273,7 +1324,10 @@ impl World {
             let bound = DistanceBound::isotropic(d, &ma, &mb);
             self.schedule(d, eps, |x| bound.time_to(x), || bound.return_time())
         };
-        self.push(a, b, t + dt, BoundKind::Fine);
+        // Only a bound from outside the band is kept across steps: a pair inside it is
+        // measured afresh at every step start, as when no bound was kept at all (the band's
+        // small steps track a resting contact, and re-measuring it then costs little).
+        self.push_kept(a, b, t + dt, BoundKind::Fine, d > eps);
     }
 
     /// When to measure a pair at distance `d` again, given its bound as `reach(x)` (the first

@@ -61,7 +61,6 @@ fn resting_cube_stays_in_the_band_with_few_events() {
 }
 
 #[test]
-#[ignore = "known defect of the constraint mode: the block creeps ~2e-4 m in 2 s (microcollisions: 5e-6 m)"]
 fn constrained_block_holds_inside_friction_angle() {
     let theta = 20f64.to_radians();
     let q = DQuat::from_rotation_y(theta);
@@ -78,7 +77,6 @@ fn constrained_block_holds_inside_friction_angle() {
 }
 
 #[test]
-#[ignore = "known defect of the constraint mode: sliding friction ~2.6% weak (v 1.974 vs 1.924 m/s at 0.6 s)"]
 fn constrained_block_slides_outside_friction_angle() {
     let (theta, mu) = (30f64.to_radians(), 0.2);
     let q = DQuat::from_rotation_y(theta);
@@ -145,7 +143,6 @@ fn constrained_rebound_keeps_restitution() {
 }
 
 #[test]
-#[ignore = "known defect of the constraint mode: a stack of 6 cubes drifts ~1 cm sideways in 2 s"]
 fn constrained_stack_holds_without_penetration() {
     let mut bodies: Vec<BodySpec> = vec![floor()];
     for k in 0..6 {
