@@ -44,8 +44,15 @@ use tumble::world::{BodyState, World};
 /// 216 cubes (side 0.4 m, 1 kg) on a 6 × 6 × 6 lattice, spacing 0.6 m, lowest centres at 1 m,
 /// top ones at 4 m, each turned by up to 0.3 rad; a 40 m floor. The bottom layer reaches the
 /// floor at ~0.38 s.
+///
+/// Resting contact by microcollisions: there every impulse is an event at a time fixed by the
+/// trajectories alone, which is what makes "same events until chaos" a sharp test of the seeds.
+/// With resting contacts as constraints, a held pair is re-solved when it is next *measured*
+/// inside its band, so the seeding (which sets when pairs are measured) legitimately changes
+/// the impulses from the first contact step on (observed: 1 325 vs 1 407 collisions at 0.5 s).
 const SCENE: &str = r#"
 [world]
+resting_contact = "microcollisions"
 gravity = [0.0, 0.0, -9.81]
 duration = 2.0
 frame_period = 0.02

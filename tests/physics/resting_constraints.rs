@@ -13,8 +13,9 @@ fn constrained(mut sc: Scene) -> World {
 
 /// Same world in both modes: (constraints, microcollisions).
 fn both(sc: Scene) -> (World, World) {
-    let micro = World::new(&sc).unwrap();
-    (constrained(sc), micro)
+    let mut micro = sc.clone();
+    micro.world.resting_contact = RestingContactMode::Microcollisions;
+    (constrained(sc), World::new(&micro).unwrap())
 }
 
 fn events(w: &World) -> u64 {

@@ -1,6 +1,7 @@
 //! A block on a slope holds when tan θ < μ and slides with a = g (sin θ − μ cos θ) otherwise.
 use crate::common::*;
 use glam::{DQuat, DVec3};
+use tumble::scene::RestingContactMode;
 use tumble::world::World;
 
 /// A 0.2 m cube resting on a fixed slope of angle `theta` through the origin.
@@ -10,7 +11,11 @@ fn slope_world(theta: f64, mu: f64) -> (World, DVec3) {
     let slope = fixed("slope", cuboid(5.0, 1.0, 0.5), -n * 0.5, q);
     let mut block = body("block", cuboid(0.1, 0.1, 0.1), 1.0, n * (0.1 + 0.0003));
     block.orientation = q;
-    let world = World::new(&scene(G, 0.3, mu, vec![slope, block])).unwrap();
+    // Mirtich's microcollisions with the static-friction fix (the constraint mode's slope
+    // cases are in resting_constraints.rs).
+    let mut sc = scene(G, 0.3, mu, vec![slope, block]);
+    sc.world.resting_contact = RestingContactMode::Microcollisions;
+    let world = World::new(&sc).unwrap();
     // Downhill direction.
     (world, q * DVec3::X)
 }
