@@ -55,8 +55,7 @@ pub enum RestingContactMode {
 impl Default for WorldSettings {
     /// The defaults of the scene format: gravity [0, 0, -9.81], duration 5 s, frame period
     /// 0.02 s, collision epsilon 1 mm, sleep time 0.5 s, resting contacts as constraints over
-    /// contact steps of 2.5 ms (on funnel-1000 2–3× faster than microcollisions, with no
-    /// penetration where microcollisions let cubes sink 1–4 mm; see docs/performance.md).
+    /// contact steps of 2.5 ms (see docs/performance.md for both modes measured on the funnels).
     fn default() -> Self {
         WorldSettings {
             gravity: DVec3::new(0.0, 0.0, -9.81),

@@ -182,20 +182,76 @@ impl EnvelopeBound<'_> {
 
     /// The gap bound now: `min_ij (a_i − b_j)`.
     pub fn gap(&self) -> f64 {
-        self.terms().map(|b| b.d0).fold(f64::INFINITY, f64::min)
+        // min_i a_i − max_j b_j: separable, no need to form the pairs.
+        let low = self
+            .lower
+            .iter()
+            .map(|a| a.h0)
+            .fold(f64::INFINITY, f64::min);
+        let high = self
+            .upper
+            .iter()
+            .map(|b| b.h0)
+            .fold(f64::NEG_INFINITY, f64::max);
+        low - high
     }
 
     /// First time the bound can reach `target` (∞ if never).
     ///
-    /// The minimum over all vertex pairs, without solving every pair's quadratic: once some
-    /// pair reaches `target` at `best`, a pair whose value cannot drop to `target` anywhere in
-    /// `[0, best]` (see [`DistanceBound::may_reach_by`]) cannot reach it earlier, so its root is
-    /// skipped. The result is exactly the full minimum.
+    /// The minimum over all vertex pairs, without solving every pair's quadratic: the pair
+    /// nearest now gives a first time `T`; a whole row `i` is then skipped when even its lowest
+    /// reach over `[0, T]` stays above `target` against the highest reach of any `b_j`
+    /// (`a_i − b_j ≥ (a_i's low) − (b_j's high)` term by term), and any remaining pair whose
+    /// value cannot drop to `target` in `[0, best]` (see [`DistanceBound::may_reach_by`]) is
+    /// skipped too. The result is exactly the full minimum.
     pub fn time_to(&self, target: f64) -> f64 {
-        let mut best = f64::INFINITY;
-        for term in self.terms() {
-            if term.may_reach_by(target, best) {
-                best = best.min(term.time_to(target));
+        let nearest = |x: &[Extent], lowest: bool| {
+            (0..x.len()).reduce(|k, m| {
+                let better = if lowest {
+                    x[m].h0 < x[k].h0
+                } else {
+                    x[m].h0 > x[k].h0
+                };
+                if better {
+                    m
+                } else {
+                    k
+                }
+            })
+        };
+        let (Some(i0), Some(j0)) = (nearest(self.lower, true), nearest(self.upper, false)) else {
+            return f64::INFINITY;
+        };
+        let term = |a: &Extent, b: &Extent| DistanceBound {
+            d0: a.h0 - b.h0,
+            c1: a.h1 - b.h1,
+            c2: a.h2 - b.h2,
+        };
+        let mut best = term(&self.lower[i0], &self.upper[j0]).time_to(target);
+        let horizon = best;
+        let high = if horizon.is_finite() {
+            let t = horizon;
+            self.upper
+                .iter()
+                .map(|b| b.h0 + b.h1.max(0.0) * t + 0.5 * b.h2.max(0.0) * t * t)
+                .fold(f64::NEG_INFINITY, f64::max)
+        } else {
+            f64::NEG_INFINITY
+        };
+        for a in self.lower {
+            if horizon.is_finite() {
+                let t = horizon;
+                let low = a.h0 + a.h1.min(0.0) * t + 0.5 * a.h2.min(0.0) * t * t;
+                let slack = 1e-12 * (low.abs() + high.abs() + target.abs() + 1.0);
+                if low - high > target + slack {
+                    continue;
+                }
+            }
+            for b in self.upper {
+                let term = term(a, b);
+                if term.may_reach_by(target, best) {
+                    best = best.min(term.time_to(target));
+                }
             }
         }
         best

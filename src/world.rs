@@ -117,6 +117,8 @@ pub struct Counts {
     /// Broad-phase pairs at a step start that kept a bound from an earlier step (both bodies
     /// unchanged since) instead of being bounded afresh.
     pub kept_bounds: u64,
+    /// Pairs bounded along their last separating axis instead of by bounding spheres.
+    pub axis_bounds: u64,
 }
 
 /// A failure during simulation.
@@ -191,6 +193,9 @@ pub struct World {
     later_bounds: rustc_hash::FxHashMap<(u32, u32), PairEvent>,
     /// The previous step's `later_bounds`, consumed while seeding the next step.
     earlier_bounds: rustc_hash::FxHashMap<(u32, u32), PairEvent>,
+    /// Per pair (a < b), the normal of its last proximity query: a separating axis to bound
+    /// the pair from when one of its bodies changes velocity (see [`World::push_bound`]).
+    last_axis: rustc_hash::FxHashMap<(u32, u32), DVec3>,
 }
 
 /// Wall time spent in each part of the frame loop (s), summed over all frames.
@@ -372,6 +377,7 @@ impl World {
             resolves: Default::default(),
             later_bounds: Default::default(),
             earlier_bounds: Default::default(),
+            last_axis: Default::default(),
             velocities_before: Vec::new(),
             pushed: Vec::new(),
         };
@@ -528,7 +534,7 @@ impl World {
                     self.counts.kept_bounds += 1;
                     self.push(a, b, ev.time, ev.kind);
                 } else {
-                    self.push_coarse(a, b, t0);
+                    self.push_bound(a, b, t0);
                 }
             }
         }
@@ -852,7 +858,7 @@ impl World {
             let j = j as usize;
             if j != i && self.pair_matters(i, j) {
                 self.bodies[j].advance_to(t, self.gravity);
-                self.push_coarse(i.min(j), i.max(j), t);
+                self.push_bound(i.min(j), i.max(j), t);
             }
         }
         self.candidates = cand;
@@ -985,6 +991,12 @@ impl World {
                 self.push(a, b, ev.time, ev.kind);
                 continue;
             }
+            if self.last_axis.contains_key(&(a as u32, b as u32)) {
+                // The host's own bound along the pair's last separating axis, as on the host
+                // path: the seeds then differ from the host's only for pairs never measured.
+                self.push_bound(a, b, t0);
+                continue;
+            }
             if pb.toi_bound == stages::TOI_NONE {
                 continue;
             }
@@ -1061,7 +1073,7 @@ impl World {
                 let j = j as usize;
                 if self.pair_matters(k, j) {
                     self.bodies[j].advance_to(t, self.gravity);
-                    self.push_coarse(k.min(j), k.max(j), t);
+                    self.push_bound(k.min(j), k.max(j), t);
                 }
             }
         }
@@ -1166,7 +1178,42 @@ impl World {
         if -d > self.max_penetration {
             self.max_penetration = -d;
         }
+        if let Some(p) = self.points.first() {
+            self.last_axis.insert((a as u32, b as u32), p.normal);
+        }
         d
+    }
+
+    /// Pushes a bound for pair (a, b), both at time `t`, without a proximity query: along the
+    /// pair's last separating axis when both are convex and that far apart along it (the gap
+    /// along any axis never exceeds the distance, by the separating-axis theorem, so the
+    /// envelope bound of [`Self::push_fine`] from that gap is conservative), else from the
+    /// bounding spheres. After an impulse every pair around the body needs a new bound; most
+    /// of them are still well apart along the axis they were last measured on, and are spared
+    /// the query the sphere bound would trigger at once.
+    fn push_bound(&mut self, a: usize, b: usize, t: f64) {
+        let axis = self.last_axis.get(&(a as u32, b as u32)).copied();
+        let (Some(n), true) = (axis, self.bodies[a].convex && self.bodies[b].convex) else {
+            self.push_coarse(a, b, t);
+            return;
+        };
+        let mut lower = [Extent::default(); crate::body::MAX_BOUND_VERTICES];
+        let mut upper = [Extent::default(); crate::body::MAX_BOUND_VERTICES];
+        let nl = self.extents(a, n, true, &mut lower);
+        let nu = self.extents(b, n, false, &mut upper);
+        let env = EnvelopeBound {
+            lower: &lower[..nl],
+            upper: &upper[..nu],
+        };
+        let eps = self.band(a, b);
+        if env.gap() <= eps {
+            self.push_coarse(a, b, t);
+            return;
+        }
+        self.counts.toi_bounds += 1;
+        self.counts.axis_bounds += 1;
+        let dt = env.time_to(0.5 * eps);
+        self.push(a, b, t + dt, BoundKind::Coarse);
     }
 
     /// Pushes a bounding-sphere bound for pair (a, b), both at time `t`.
@@ -1604,7 +1651,7 @@ impl World {
                     continue;
                 }
                 self.bodies[j].advance_to(t, self.gravity);
-                self.push_coarse(i.min(j), i.max(j), t);
+                self.push_bound(i.min(j), i.max(j), t);
             }
         }
         self.candidates = cand;
