@@ -98,6 +98,13 @@ struct Row {
     drift: f64,
     /// n·K·n: the row's inverse effective mass.
     k_nn: f64,
+    /// Velocity change of a per unit normal impulse: linear `n/m_a`, angular `I_a⁻¹(r_a × n)`
+    /// (and of b, with the opposite sign): the impulse is applied without re-forming the
+    /// world inertia at every Gauss–Seidel update.
+    lin_a: DVec3,
+    ang_a: DVec3,
+    lin_b: DVec3,
+    ang_b: DVec3,
     /// Accumulated normal impulse on a (−impulse·n on b).
     impulse: f64,
     /// The point in the frame of the body it is tracked on (for warm starting).
@@ -127,6 +134,12 @@ struct Patch {
     drift: DVec3,
     /// Collision matrix K at the centroid.
     k: DMat3,
+    /// Effective inverse masses and world inverse inertias of a and b (0 for bodies that do
+    /// not yield).
+    inv_mass_a: f64,
+    inv_mass_b: f64,
+    inv_inertia_a: DMat3,
+    inv_inertia_b: DMat3,
     /// Inverse of K at the centroid restricted to the tangent plane.
     k_tt_inv: DMat3,
     /// Inverse of `n·(I_a⁻¹ + I_b⁻¹)·n`: the twisting row's effective inertia (0: no twist).
@@ -182,10 +195,39 @@ fn tracked(bodies: &[Body], a: usize, b: usize) -> usize {
     }
 }
 
-/// Applies an angular impulse `l` (N·m·s) to body `i` if it is awake and dynamic.
-fn apply_angular_impulse(body: &mut Body, l: DVec3) {
-    if body.is_awake_dynamic() {
-        body.angular_velocity += body.inv_inertia_world() * l;
+impl Row {
+    /// Applies normal impulse `dp` (on a; −dp on b).
+    fn apply(&self, bodies: &mut [Body], a: usize, b: usize, dp: f64) {
+        let (ba, bb) = pair_mut(bodies, a, b);
+        ba.velocity += self.lin_a * dp;
+        ba.angular_velocity += self.ang_a * dp;
+        bb.velocity -= self.lin_b * dp;
+        bb.angular_velocity -= self.ang_b * dp;
+    }
+}
+
+impl Patch {
+    /// Applies tangential impulse `p` at the centroid and twisting impulse `twist` about the
+    /// normal (on a; the opposite on b).
+    fn apply(&self, bodies: &mut [Body], p: DVec3, twist: f64) {
+        let l = self.normal * twist;
+        let (ba, bb) = pair_mut(bodies, self.a, self.b);
+        ba.velocity += p * self.inv_mass_a;
+        ba.angular_velocity += self.inv_inertia_a * (self.ra.cross(p) + l);
+        bb.velocity -= p * self.inv_mass_b;
+        bb.angular_velocity -= self.inv_inertia_b * (self.rb.cross(p) + l);
+    }
+}
+
+/// Mutable references to two distinct bodies.
+fn pair_mut(bodies: &mut [Body], a: usize, b: usize) -> (&mut Body, &mut Body) {
+    debug_assert_ne!(a, b);
+    if a < b {
+        let (lo, hi) = bodies.split_at_mut(b);
+        (&mut lo[a], &mut hi[0])
+    } else {
+        let (lo, hi) = bodies.split_at_mut(a);
+        (&mut hi[0], &mut lo[b])
     }
 }
 
@@ -249,9 +291,7 @@ impl Solver {
                         continue;
                     }
                     residual = residual.max((row.k_nn * dp).abs() * h);
-                    let p = n * dp;
-                    bodies[a].apply_impulse(p, row.ra + bodies[a].position);
-                    bodies[b].apply_impulse(-p, row.rb + bodies[b].position);
+                    row.apply(bodies, a, b, dp);
                     row.impulse = pn;
                 }
                 if patch.friction <= 0.0 {
@@ -276,8 +316,7 @@ impl Solver {
                 let dpt = pt - patch.tangential;
                 if dpt != DVec3::ZERO {
                     residual = residual.max((patch.k * dpt).length() * h);
-                    bodies[a].apply_impulse(dpt, patch.ra + bodies[a].position);
-                    bodies[b].apply_impulse(-dpt, patch.rb + bodies[b].position);
+                    patch.apply(bodies, dpt, 0.0);
                     patch.tangential = pt;
                 }
                 // Twisting row about the normal.
@@ -289,8 +328,7 @@ impl Solver {
                     let dtw = tw - patch.twist;
                     if dtw != 0.0 {
                         residual = residual.max((dtw / patch.twist_inv).abs() * patch.radius * h);
-                        apply_angular_impulse(&mut bodies[a], n * dtw);
-                        apply_angular_impulse(&mut bodies[b], -n * dtw);
+                        patch.apply(bodies, DVec3::ZERO, dtw);
                         patch.twist = tw;
                     }
                 }
@@ -344,16 +382,17 @@ impl Solver {
         let (ba, bb) = (&bodies[a], &bodies[b]);
         let first = self.rows.len();
         let t = tracked(bodies, a, b);
+        let (inv_inertia_a, inv_inertia_b) = (ba.inv_inertia_world(), bb.inv_inertia_world());
         let mut centroid = DVec3::ZERO;
         let mut normal = DVec3::ZERO;
         for c in points {
             let (ra, rb) = (c.position - ba.position, c.position - bb.position);
             let k = collision_matrix(
                 ba.effective_inv_mass(),
-                &ba.inv_inertia_world(),
+                &inv_inertia_a,
                 ra,
                 bb.effective_inv_mass(),
-                &bb.inv_inertia_world(),
+                &inv_inertia_b,
                 rb,
             );
             let k_nn = c.normal.dot(k * c.normal);
@@ -361,13 +400,18 @@ impl Solver {
                 continue; // neither body yields
             }
             let acc = relative_acceleration(ba, bb, ra, rb, c.normal, settings.gravity);
+            let n = c.normal;
             self.rows.push(Row {
                 ra,
                 rb,
-                normal: c.normal,
+                normal: n,
                 bias: bias(c.separation, settings.target, settings.push_out, h),
-                drift: 0.5 * h * acc.dot(c.normal),
+                drift: 0.5 * h * acc.dot(n),
                 k_nn,
+                lin_a: n * ba.effective_inv_mass(),
+                ang_a: inv_inertia_a * ra.cross(n),
+                lin_b: n * bb.effective_inv_mass(),
+                ang_b: inv_inertia_b * rb.cross(n),
                 impulse: 0.0,
                 local: bodies[t].orientation.inverse() * (c.position - bodies[t].position),
             });
@@ -391,20 +435,13 @@ impl Solver {
         let (ra, rb) = (centroid - ba.position, centroid - bb.position);
         let k = collision_matrix(
             ba.effective_inv_mass(),
-            &ba.inv_inertia_world(),
+            &inv_inertia_a,
             ra,
             bb.effective_inv_mass(),
-            &bb.inv_inertia_world(),
+            &inv_inertia_b,
             rb,
         );
-        let inv_inertia = |body: &Body| {
-            if body.is_awake_dynamic() {
-                normal.dot(body.inv_inertia_world() * normal)
-            } else {
-                0.0
-            }
-        };
-        let twist_k = inv_inertia(ba) + inv_inertia(bb);
+        let twist_k = normal.dot(inv_inertia_a * normal) + normal.dot(inv_inertia_b * normal);
         self.patches.push(Patch {
             a,
             b,
@@ -414,6 +451,10 @@ impl Solver {
             friction: points[0].friction,
             drift: 0.5 * h * relative_acceleration(ba, bb, ra, rb, normal, settings.gravity),
             k,
+            inv_mass_a: ba.effective_inv_mass(),
+            inv_mass_b: bb.effective_inv_mass(),
+            inv_inertia_a,
+            inv_inertia_b,
             k_tt_inv: tangent_inverse(&k, normal),
             twist_inv: if twist_k > 1e-300 && radius > 0.0 {
                 1.0 / twist_k
@@ -464,9 +505,7 @@ impl Solver {
                 }
                 row.impulse = pn;
                 total += pn;
-                let p = row.normal * pn;
-                bodies[a].apply_impulse(p, row.ra + bodies[a].position);
-                bodies[b].apply_impulse(-p, row.rb + bodies[b].position);
+                row.apply(bodies, a, b, pn);
             }
             let at = self.previous_patches.partition_point(|x| (x.a, x.b) < key);
             let Some(old) = self.previous_patches.get(at).filter(|x| (x.a, x.b) == key) else {
@@ -486,10 +525,7 @@ impl Solver {
             };
             patch.tangential = pt;
             patch.twist = tw;
-            bodies[a].apply_impulse(pt, patch.ra + bodies[a].position);
-            bodies[b].apply_impulse(-pt, patch.rb + bodies[b].position);
-            apply_angular_impulse(&mut bodies[a], n * tw);
-            apply_angular_impulse(&mut bodies[b], -n * tw);
+            patch.apply(bodies, pt, tw);
         }
     }
 }
