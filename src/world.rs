@@ -119,6 +119,12 @@ pub struct Counts {
     pub kept_bounds: u64,
     /// Pairs bounded along their last separating axis instead of by bounding spheres.
     pub axis_bounds: u64,
+    /// Most awake dynamic bodies in one island at a step start (see `island_steps`).
+    pub largest_island: u64,
+    /// The largest island's size summed over steps (divide by `island_steps` for the mean).
+    pub largest_island_sum: u64,
+    /// Steps whose islands were counted (host broad phase only).
+    pub island_steps: u64,
 }
 
 /// A failure during simulation.
@@ -196,6 +202,9 @@ pub struct World {
     /// Per pair (a < b), the normal of its last proximity query: a separating axis to bound
     /// the pair from when one of its bodies changes velocity (see [`World::push_bound`]).
     last_axis: rustc_hash::FxHashMap<(u32, u32), DVec3>,
+    /// Union–find buffers for [`World::note_islands`].
+    island_parent: Vec<u32>,
+    island_size: Vec<u32>,
 }
 
 /// Wall time spent in each part of the frame loop (s), summed over all frames.
@@ -378,6 +387,8 @@ impl World {
             later_bounds: Default::default(),
             earlier_bounds: Default::default(),
             last_axis: Default::default(),
+            island_parent: Vec::new(),
+            island_size: Vec::new(),
             velocities_before: Vec::new(),
             pushed: Vec::new(),
         };
@@ -529,6 +540,7 @@ impl World {
         } else {
             let pairs = self.collect_pairs(t1 - t0);
             self.counts.broad_phase_pairs += pairs.len() as u64;
+            self.note_islands(&pairs);
             for (a, b) in pairs {
                 if let Some(ev) = self.earlier_bound(a, b) {
                     self.counts.kept_bounds += 1;
@@ -1006,6 +1018,47 @@ impl World {
             self.push(a, b, t0 + dt, BoundKind::Coarse);
         }
         Ok(())
+    }
+
+    /// Records the largest island of the step: awake dynamic bodies joined by broad-phase pairs
+    /// of two such bodies (fixed, kinematic and sleeping bodies pass no impulse on, so they join
+    /// nothing). Bodies of different islands cannot touch before the step ends, so each island
+    /// could run its own event loop; the largest one bounds what that could gain.
+    fn note_islands(&mut self, pairs: &[(usize, usize)]) {
+        let n = self.bodies.len();
+        let parent = &mut self.island_parent;
+        parent.clear();
+        parent.extend(0..n as u32);
+        fn root(parent: &mut [u32], mut i: u32) -> u32 {
+            while parent[i as usize] != i {
+                let up = parent[parent[i as usize] as usize];
+                parent[i as usize] = up;
+                i = up;
+            }
+            i
+        }
+        for &(a, b) in pairs {
+            if self.bodies[a].is_awake_dynamic() && self.bodies[b].is_awake_dynamic() {
+                let (ra, rb) = (root(parent, a as u32), root(parent, b as u32));
+                if ra != rb {
+                    parent[ra.max(rb) as usize] = ra.min(rb);
+                }
+            }
+        }
+        let size = &mut self.island_size;
+        size.clear();
+        size.resize(n, 0);
+        let mut largest = 0;
+        for i in 0..n {
+            if self.bodies[i].is_awake_dynamic() {
+                let r = root(parent, i as u32) as usize;
+                size[r] += 1;
+                largest = largest.max(size[r]);
+            }
+        }
+        self.counts.largest_island = self.counts.largest_island.max(largest as u64);
+        self.counts.largest_island_sum += largest as u64;
+        self.counts.island_steps += 1;
     }
 
     /// A pair needs bounds if one of its bodies moves and one can be pushed or woken.
