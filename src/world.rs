@@ -677,13 +677,22 @@ impl World {
             self.note_support(a, b, n);
         }
         self.pushed = pushed;
-        for c in 0..self.resting_contacts.len() {
-            let rc = self.resting_contacts[c];
-            for i in [rc.a as usize, rc.b as usize] {
-                self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
-                self.bodies[i].refresh_bounds();
-            }
+        // Every body of the step's contacts has a new trajectory: a new version (its bounds
+        // are stale) and a new spin bound, once per body.
+        let mut touched = std::mem::take(&mut self.woken);
+        touched.clear();
+        touched.extend(
+            self.resting_contacts
+                .iter()
+                .flat_map(|c| [c.a as usize, c.b as usize]),
+        );
+        touched.sort_unstable();
+        touched.dedup();
+        for &i in &touched {
+            self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
+            self.bodies[i].refresh_bounds();
         }
+        self.woken = touched;
     }
 
     /// A held pair that came within `HELD_BAND`·ε_c after all at time `t` (its step's
