@@ -202,6 +202,10 @@ pub struct World {
     /// Per pair (a < b), the normal of its last proximity query: a separating axis to bound
     /// the pair from when one of its bodies changes velocity (see [`World::push_bound`]).
     last_axis: rustc_hash::FxHashMap<(u32, u32), DVec3>,
+    /// Reusable rows of [`World::simultaneous_microcollision`].
+    micro_rows: Vec<(ContactPoint, DVec3, glam::DMat3, DVec3)>,
+    /// Reusable stack of [`World::wake_up`].
+    wake_stack: Vec<usize>,
     /// Union–find buffers for [`World::note_islands`].
     island_parent: Vec<u32>,
     island_size: Vec<u32>,
@@ -387,6 +391,8 @@ impl World {
             later_bounds: Default::default(),
             earlier_bounds: Default::default(),
             last_axis: Default::default(),
+            micro_rows: Vec::new(),
+            wake_stack: Vec::new(),
             island_parent: Vec::new(),
             island_size: Vec::new(),
             velocities_before: Vec::new(),
@@ -1101,7 +1107,9 @@ impl World {
     /// new boxes and bounds for their pairs.
     fn wake_up(&mut self, i: usize, t: f64) {
         let up = -self.gravity.normalize_or_zero();
-        let mut stack = vec![i];
+        let mut stack = std::mem::take(&mut self.wake_stack);
+        stack.clear();
+        stack.push(i);
         let mut woken = std::mem::take(&mut self.woken);
         woken.clear();
         let mut cand = std::mem::take(&mut self.candidates);
@@ -1141,6 +1149,7 @@ impl World {
         }
         self.candidates = cand;
         self.woken = woken;
+        self.wake_stack = stack;
     }
 
     /// Records that the contact impulse along `n` (from b to a) held a up from b, or b from a.
@@ -1606,8 +1615,9 @@ impl World {
         let rel = |w: &World, p: &ContactPoint| {
             w.bodies[a].point_velocity(p.position) - w.bodies[b].point_velocity(p.position)
         };
-        let mut active: Vec<(ContactPoint, DVec3, glam::DMat3, DVec3)> =
-            Vec::with_capacity(points.len());
+        // A reusable buffer: no allocation in the event loop.
+        let mut active = std::mem::take(&mut self.micro_rows);
+        active.clear();
         for p in points {
             let u = rel(self, p);
             if u.dot(p.normal) < -1e-12 {
@@ -1643,14 +1653,16 @@ impl World {
         let energy_after = self.bodies[a].kinetic_energy() + self.bodies[b].kinetic_energy();
         // Written so that a NaN energy also counts as a gain and falls back.
         let kept = energy_after <= energy_before * (1.0 + 1e-9) + 1e-15;
+        let first_normal = active.first().map(|r| r.0.normal);
+        self.micro_rows = active;
         if !kept {
             (self.bodies[a].velocity, self.bodies[a].angular_velocity) = saved[0];
             (self.bodies[b].velocity, self.bodies[b].angular_velocity) = saved[1];
             return false;
         }
         self.counts.microcollisions += 1;
-        if let Some((p, ..)) = active.first() {
-            self.note_support(a, b, p.normal);
+        if let Some(n) = first_normal {
+            self.note_support(a, b, n);
         }
         true
     }
@@ -1687,11 +1699,16 @@ impl World {
     /// After a and b changed velocity at time t: new versions, new swept boxes, and new bounds
     /// for every pair whose boxes now overlap.
     fn rebound_after_change(&mut self, a: usize, b: usize, t: f64) {
-        let changed: Vec<usize> = [a, b]
-            .into_iter()
-            .filter(|&i| self.bodies[i].is_awake_dynamic())
-            .collect();
-        for &i in &changed {
+        let mut changed = [usize::MAX; 2];
+        let mut count = 0;
+        for i in [a, b] {
+            if self.bodies[i].is_awake_dynamic() {
+                changed[count] = i;
+                count += 1;
+            }
+        }
+        let changed = &changed[..count];
+        for &i in changed {
             self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
             let bx = self.body_box(i, self.frame_end - t);
             self.boxes[i] = bx;
@@ -1701,7 +1718,7 @@ impl World {
         let d = self.measure(a, b);
         self.push_fine(a, b, d, t);
         let mut cand = std::mem::take(&mut self.candidates);
-        for &i in &changed {
+        for &i in changed {
             let bx = self.boxes[i];
             self.broad.query(i, &bx, &self.boxes, &mut cand);
             for &j in &cand {
