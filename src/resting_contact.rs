@@ -383,18 +383,22 @@ impl Solver {
         let first = self.rows.len();
         let t = tracked(bodies, a, b);
         let (inv_inertia_a, inv_inertia_b) = (ba.inv_inertia_world(), bb.inv_inertia_world());
-        let mut centroid = DVec3::ZERO;
-        let mut normal = DVec3::ZERO;
-        for c in points {
-            let (ra, rb) = (c.position - ba.position, c.position - bb.position);
-            let k = collision_matrix(
+        // The collision matrix K of a point at r_a, r_b from the two centres of mass.
+        let k_at = |ra: DVec3, rb: DVec3| {
+            collision_matrix(
                 ba.effective_inv_mass(),
                 &inv_inertia_a,
                 ra,
                 bb.effective_inv_mass(),
                 &inv_inertia_b,
                 rb,
-            );
+            )
+        };
+        let mut centroid = DVec3::ZERO;
+        let mut normal = DVec3::ZERO;
+        for c in points {
+            let (ra, rb) = (c.position - ba.position, c.position - bb.position);
+            let k = k_at(ra, rb);
             let k_nn = c.normal.dot(k * c.normal);
             if k_nn.is_nan() || k_nn <= 1e-300 {
                 continue; // neither body yields
@@ -433,14 +437,7 @@ impl Solver {
             .sum::<f64>()
             / count as f64;
         let (ra, rb) = (centroid - ba.position, centroid - bb.position);
-        let k = collision_matrix(
-            ba.effective_inv_mass(),
-            &inv_inertia_a,
-            ra,
-            bb.effective_inv_mass(),
-            &inv_inertia_b,
-            rb,
-        );
+        let k = k_at(ra, rb);
         let twist_k = normal.dot(inv_inertia_a * normal) + normal.dot(inv_inertia_b * normal);
         self.patches.push(Patch {
             a,

@@ -211,6 +211,23 @@ pub struct World {
     island_size: Vec<u32>,
 }
 
+/// Per-vertex extents of a pair along one axis (see [`World::axis_extents`]).
+struct AxisExtents {
+    lower: [Extent; crate::body::MAX_BOUND_VERTICES],
+    upper: [Extent; crate::body::MAX_BOUND_VERTICES],
+    lower_len: usize,
+    upper_len: usize,
+}
+
+impl AxisExtents {
+    fn envelope(&self) -> EnvelopeBound<'_> {
+        EnvelopeBound {
+            lower: &self.lower[..self.lower_len],
+            upper: &self.upper[..self.upper_len],
+        }
+    }
+}
+
 /// Wall time spent in each part of the frame loop (s), summed over all frames.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct StageTimes {
@@ -1268,14 +1285,8 @@ impl World {
             self.push_coarse(a, b, t);
             return;
         };
-        let mut lower = [Extent::default(); crate::body::MAX_BOUND_VERTICES];
-        let mut upper = [Extent::default(); crate::body::MAX_BOUND_VERTICES];
-        let nl = self.extents(a, n, true, &mut lower);
-        let nu = self.extents(b, n, false, &mut upper);
-        let env = EnvelopeBound {
-            lower: &lower[..nl],
-            upper: &upper[..nu],
-        };
+        let extents = self.axis_extents(a, b, n);
+        let env = extents.envelope();
         let eps = self.band(a, b);
         if env.gap() <= eps {
             self.push_coarse(a, b, t);
@@ -1417,14 +1428,8 @@ impl World {
         }
         let n = self.points.first().map_or(DVec3::Z, |p| p.normal);
         let dt = if self.bodies[a].convex && self.bodies[b].convex {
-            let mut lower = [Extent::default(); crate::body::MAX_BOUND_VERTICES];
-            let mut upper = [Extent::default(); crate::body::MAX_BOUND_VERTICES];
-            let nl = self.extents(a, n, true, &mut lower);
-            let nu = self.extents(b, n, false, &mut upper);
-            let env = EnvelopeBound {
-                lower: &lower[..nl],
-                upper: &upper[..nu],
-            };
+            let extents = self.axis_extents(a, b, n);
+            let env = extents.envelope();
             // The envelope's own value now; it may differ from the measured distance by the
             // rounding of the two geometric routes, so targets are set relative to it.
             let gap = env.gap();
@@ -1483,6 +1488,20 @@ impl World {
             // that still guarantees progress.
             gap - eps * BAND_STEP / 4.0
         }
+    }
+
+    /// The extents of a (from below) and b (from above) along the axis `n` (from b to a), for
+    /// an [`EnvelopeBound`].
+    fn axis_extents(&self, a: usize, b: usize, n: DVec3) -> AxisExtents {
+        let mut out = AxisExtents {
+            lower: [Extent::default(); crate::body::MAX_BOUND_VERTICES],
+            upper: [Extent::default(); crate::body::MAX_BOUND_VERTICES],
+            lower_len: 0,
+            upper_len: 0,
+        };
+        out.lower_len = self.extents(a, n, true, &mut out.lower);
+        out.upper_len = self.extents(b, n, false, &mut out.upper);
+        out
     }
 
     /// Quadratic extents of body `i` along `n`: per vertex for polytopes spinning at constant

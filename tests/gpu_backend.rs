@@ -395,14 +395,19 @@ fn pile_stays_within_epsilon_for_two_seconds() {
         .into_iter()
         .flatten()
     {
-        assert!(
-            run.max_penetration <= EPSILON && run.lowest_point >= -EPSILON,
-            "{}: max penetration {} m, lowest point {} m",
-            run.stages,
-            run.max_penetration,
-            run.lowest_point
-        );
+        assert_within_epsilon(run);
     }
+}
+
+/// No contact measured deeper than ε and no cube below the floor by more than ε.
+fn assert_within_epsilon(run: &Run) {
+    assert!(
+        run.max_penetration <= EPSILON && run.lowest_point >= -EPSILON,
+        "{}: max penetration {} m, lowest point {} m",
+        run.stages,
+        run.max_penetration,
+        run.lowest_point
+    );
 }
 
 /// The same pile with resting contacts as constraints (the default) on every path: the cubes
@@ -427,13 +432,7 @@ fn constraint_pile_stays_within_epsilon_on_every_path() {
             "constraints, {}: max penetration {:.2e} m, lowest point {:.2e} m, unseen overlap {:.2e} m, {} impulses, PE {:.3} J",
             run.stages, run.max_penetration, run.lowest_point, run.unseen_overlap, run.collisions, run.potential
         );
-        assert!(
-            run.max_penetration <= EPSILON && run.lowest_point >= -EPSILON,
-            "{}: max penetration {} m, lowest point {} m",
-            run.stages,
-            run.max_penetration,
-            run.lowest_point
-        );
+        assert_within_epsilon(run);
         assert!(
             run.unseen_overlap <= EPSILON / 8.0,
             "{}: an overlap of {} m beyond any the world measured",
