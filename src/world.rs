@@ -65,6 +65,9 @@ const MAX_RESOLVES: u32 = 4;
 /// Contact points up to this far apart (multiple of ε_c) at a step's start enter the step.
 const RESTING_MARGIN: f64 = 2.0;
 
+/// Pairs per parallel task when the contact step measures its candidate pairs.
+const MEASURE_CHUNK: usize = 64;
+
 /// A body's state in its user frame (the frame its scene entry was written in).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct BodyState {
@@ -206,6 +209,8 @@ pub struct World {
     micro_rows: Vec<(ContactPoint, DVec3, glam::DMat3, DVec3)>,
     /// Reusable stack of [`World::wake_up`].
     wake_stack: Vec<usize>,
+    /// The contact step's candidate pairs (reused).
+    step_pairs: Vec<(usize, usize)>,
     /// Union–find buffers for [`World::note_islands`].
     island_parent: Vec<u32>,
     island_size: Vec<u32>,
@@ -410,6 +415,7 @@ impl World {
             last_axis: Default::default(),
             micro_rows: Vec::new(),
             wake_stack: Vec::new(),
+            step_pairs: Vec::new(),
             island_parent: Vec::new(),
             island_size: Vec::new(),
             velocities_before: Vec::new(),
@@ -633,6 +639,8 @@ impl World {
             self.broad.insert(i, &self.boxes[i]);
         }
         let mut cand = std::mem::take(&mut self.candidates);
+        let mut pairs = std::mem::take(&mut self.step_pairs);
+        pairs.clear();
         for i in 0..n {
             if !self.bodies[i].is_awake_dynamic() {
                 continue;
@@ -643,14 +651,30 @@ impl World {
                 if self.bodies[j].is_awake_dynamic() && j < i {
                     continue; // found from j's side
                 }
-                let (a, b) = (i.min(j), i.max(j));
-                if self.measure_within(a, b, margin) > margin {
+                pairs.push((i.min(j), i.max(j)));
+            }
+        }
+        self.candidates = cand;
+        // The proximity queries are independent: run them on all cores, each chunk into its
+        // own flat list, and read the results back in pair order (so the step is the same on
+        // any number of threads).
+        let measured = self.measure_pairs(&pairs, margin);
+        for (chunk, (meta, points)) in pairs.chunks(MEASURE_CHUNK).zip(&measured) {
+            for (&(a, b), &(d, from, to)) in chunk.iter().zip(meta) {
+                self.counts.distance_queries += 1;
+                if -d > self.max_penetration {
+                    self.max_penetration = -d;
+                }
+                if let Some(p) = points.get(from).filter(|_| to > from) {
+                    self.last_axis.insert((a as u32, b as u32), p.normal);
+                }
+                if d > margin {
                     continue;
                 }
                 let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
                 let friction = self.materials.pair(ba.material, bb.material).friction;
                 let mut any = false;
-                for p in self.points.iter().filter(|p| p.separation <= margin) {
+                for p in points[from..to].iter().filter(|p| p.separation <= margin) {
                     let un = (ba.point_velocity(p.position) - bb.point_velocity(p.position))
                         .dot(p.normal);
                     if -un < resting_speed {
@@ -672,7 +696,7 @@ impl World {
                 }
             }
         }
-        self.candidates = cand;
+        self.step_pairs = pairs;
         if self.resting_contacts.is_empty() {
             return;
         }
@@ -716,6 +740,42 @@ impl World {
             self.bodies[i].refresh_bounds();
         }
         self.woken = touched;
+    }
+
+    /// Proximity of every pair in `pairs` (bodies at their current states), `margin` as for
+    /// [`Self::measure_within`], in parallel: per chunk of [`MEASURE_CHUNK`] pairs, the
+    /// `(distance, first, end)` of each pair's points in the chunk's point list.
+    #[allow(clippy::type_complexity)]
+    fn measure_pairs(
+        &self,
+        pairs: &[(usize, usize)],
+        margin: f64,
+    ) -> Vec<(Vec<(f64, usize, usize)>, Vec<ContactPoint>)> {
+        use rayon::prelude::*;
+        let bodies = &self.bodies;
+        pairs
+            .par_chunks(MEASURE_CHUNK)
+            .map(|chunk| {
+                let mut meta = Vec::with_capacity(chunk.len());
+                let mut points = Vec::new();
+                let mut out = Vec::new();
+                for &(a, b) in chunk {
+                    let (ba, bb) = (&bodies[a], &bodies[b]);
+                    let d = proximity(
+                        &ba.collider,
+                        &ba.pose(),
+                        &bb.collider,
+                        &bb.pose(),
+                        margin,
+                        &mut out,
+                    );
+                    let from = points.len();
+                    points.extend_from_slice(&out);
+                    meta.push((d, from, points.len()));
+                }
+                (meta, points)
+            })
+            .collect()
     }
 
     /// A held pair that came within `HELD_BAND`·ε_c after all at time `t` (its step's
