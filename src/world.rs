@@ -702,14 +702,9 @@ impl World {
         }
         self.counts.contact_steps += 1;
         self.counts.resting_contacts += self.resting_contacts.len() as u64;
-        let settings = StepSettings {
-            h,
-            gravity: self.gravity,
-            target: RESTING_TARGET * eps,
-            tolerance: 1e-6 * eps,
-            max_iterations: 64,
-            push_out: 0.25,
-        };
+        // The whole step: converged tightly, a shortfall restored a quarter per step (see
+        // `resting_contact::bias`).
+        let settings = self.step_settings(h, 1e-6, 64, 0.25);
         let mut pushed = std::mem::take(&mut self.pushed);
         pushed.clear();
         let report = self.resting_solver.solve(
@@ -778,6 +773,25 @@ impl World {
             .collect()
     }
 
+    /// Contact-step settings with step `h`, the resting target, a tolerance of `tolerance`·ε_c,
+    /// at most `max_iterations` sweeps and `push_out` (see [`StepSettings`]).
+    fn step_settings(
+        &self,
+        h: f64,
+        tolerance: f64,
+        max_iterations: usize,
+        push_out: f64,
+    ) -> StepSettings {
+        StepSettings {
+            h,
+            gravity: self.gravity,
+            target: RESTING_TARGET * self.epsilon,
+            tolerance: tolerance * self.epsilon,
+            max_iterations,
+            push_out,
+        }
+    }
+
     /// A held pair that came within `HELD_BAND`·ε_c after all at time `t` (its step's
     /// prediction missed: a new feature, a spin, an unconverged pile, or a collision nearby that
     /// pushed a body into its neighbours). A point approaching faster than a resting contact is
@@ -811,14 +825,8 @@ impl World {
             self.held_by_body[a].push((a as u32, b as u32));
             self.held_by_body[b].push((a as u32, b as u32));
         }
-        let settings = StepSettings {
-            h,
-            gravity: self.gravity,
-            target: RESTING_TARGET * eps,
-            tolerance: 1e-3 * eps,
-            max_iterations: 32,
-            push_out: 1.0,
-        };
+        // A local re-solve: looser, and restoring the whole shortfall over the step.
+        let settings = self.step_settings(h, 1e-3, 32, 1.0);
         // Nothing to do if the pair's own step-mean motion keeps it apart: it is then bounded
         // like any other pair (this also ends any chain of re-solves).
         let friction = self
