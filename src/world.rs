@@ -1,16 +1,22 @@
 //! The world and its frame loop (Mirtich & Canny 1994, §3).
 //!
-//! One frame, top to bottom ([`World::step_frame`]):
-//! 1. **sync**: every moving body is at the frame start `t₀` (they were advanced there at the end
-//!    of the previous frame);
-//! 2. **swept boxes** over `[t₀, t₁]` ([`crate::swept_aabb`]);
-//! 3. **broad phase**: overlapping boxes ([`crate::broad_phase`]);
-//! 4. **pair bounds**: a coarse (bounding-sphere) time-of-impact bound per pair into the heap;
-//! 5. **event loop**: pop the earliest entry; skip it if stale; advance its two bodies to its
+//! One step, top to bottom ([`World::step_frame`] splits a frame into contact steps when
+//! resting contacts are constraints, else takes the frame as one step):
+//! 1. **sync**: every moving body is at the step start `t₀` (they were advanced there at the end
+//!    of the previous step);
+//! 2. **contact step** (constraint mode only, see below);
+//! 3. **swept boxes** over `[t₀, t₁]` ([`crate::swept_aabb`]);
+//! 4. **broad phase**: overlapping boxes ([`crate::broad_phase`]);
+//! 5. **pair bounds** into the heap: the bound kept from an earlier step if both bodies still
+//!    have the trajectories it was computed for, else one along the pair's last separating axis
+//!    (per-vertex envelope, [`crate::toi_bound::EnvelopeBound`]) when they are that far apart
+//!    along it, else a bounding-sphere bound;
+//! 6. **event loop**: pop the earliest entry; skip it if stale; advance its two bodies to its
 //!    time; measure the true distance ([`crate::narrow_phase`]); within ε_c and approaching:
 //!    resolve ([`crate::collision_impulse`]), then recompute both bodies' boxes and bound their
-//!    pairs again; otherwise bound the pair again from the true distance;
-//! 6. advance everything to `t₁` (the output frame).
+//!    pairs again (as in 5, without the kept bounds); otherwise bound the pair again from the
+//!    true distance;
+//! 7. advance everything to `t₁` (the output frame, or the next step).
 //!
 //! ## Distance targets
 //! A pair farther than ε_c is bounded to the time it could reach ε_c/2, so a collision is caught
@@ -21,7 +27,7 @@
 //! from the start, from spin, or a near-zero hop), the target is the present distance less ε_c/16
 //! instead, which guarantees progress.
 //!
-//! ## Resting contact as constraints (opt-in)
+//! ## Resting contact as constraints (the default)
 //! With `[world] resting_contact = "constraints"` each frame is split into contact steps of at
 //! most `contact_step`; at each step's start the contacts that are resting are solved together
 //! as constraints over the step ([`crate::resting_contact`], Bender & Schmitt 2006 §3.2) and
