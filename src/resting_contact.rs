@@ -28,7 +28,7 @@
 //! impulses (Bender & Schmitt's iteration "until d_n(t₀+h) is zero within a tolerance"), which
 //! resolves the dependencies inside a pile: a normal row per point, and per pair one friction
 //! patch — the tangential impulse at the points' centroid inside the disk `μ·Σp_n`, and a
-//! twisting impulse about the normal — rather than a friction disk per point (see [`Patch`]
+//! twisting impulse about the normal — rather than a friction disk per point (see `Patch`
 //! for why).
 //!
 //! ## Why this stays exact
