@@ -633,34 +633,13 @@ impl World {
         let margin = RESTING_MARGIN * eps;
         let resting_speed = self.micro_speed + self.gravity.length() * h;
         // Present boxes grown by the margin: the pairs that can have a point that close.
-        let n = self.bodies.len();
         self.boxes.clear();
         for b in &self.bodies {
             let (min, max) = b.collider.aabb(&b.pose());
             self.boxes.push(Aabb { min, max }.grown(margin));
         }
-        let bodies = &self.bodies;
-        self.broad.reset(&self.boxes, |i| bodies[i].moves());
-        for i in 0..n {
-            self.broad.insert(i, &self.boxes[i]);
-        }
-        let mut cand = std::mem::take(&mut self.candidates);
         let mut pairs = std::mem::take(&mut self.step_pairs);
-        pairs.clear();
-        for i in 0..n {
-            if !self.bodies[i].is_awake_dynamic() {
-                continue;
-            }
-            self.broad.query(i, &self.boxes[i], &self.boxes, &mut cand);
-            for &j in &cand {
-                let j = j as usize;
-                if self.bodies[j].is_awake_dynamic() && j < i {
-                    continue; // found from j's side
-                }
-                pairs.push((i.min(j), i.max(j)));
-            }
-        }
-        self.candidates = cand;
+        self.pairs_of_boxes(Body::is_awake_dynamic, |_, _, _| true, &mut pairs);
         // The proximity queries are independent: run them on all cores, each chunk into its
         // own flat list, and read the results back in pair order (so the step is the same on
         // any number of threads).
@@ -1292,31 +1271,44 @@ impl World {
             let b = self.body_box(i, dt);
             self.boxes.push(b);
         }
+        let mut pairs = Vec::new();
+        self.pairs_of_boxes(Body::moves, World::pair_matters, &mut pairs);
+        pairs
+    }
+
+    /// The pairs `(min, max)` whose boxes in `self.boxes` overlap, into `out` (cleared first):
+    /// the grid is rebuilt from the boxes, queried from every body that `leads`, and a pair is
+    /// kept if `keep` says so. A pair of two leading bodies is found once, from its higher index.
+    fn pairs_of_boxes(
+        &mut self,
+        leads: fn(&Body) -> bool,
+        keep: impl Fn(&World, usize, usize) -> bool,
+        out: &mut Vec<(usize, usize)>,
+    ) {
+        out.clear();
+        let n = self.bodies.len();
         let bodies = &self.bodies;
         self.broad.reset(&self.boxes, |i| bodies[i].moves());
         for i in 0..n {
             self.broad.insert(i, &self.boxes[i]);
         }
-        let mut pairs = Vec::new();
         let mut cand = std::mem::take(&mut self.candidates);
         for i in 0..n {
-            if !self.bodies[i].moves() {
+            if !leads(&self.bodies[i]) {
                 continue;
             }
             self.broad.query(i, &self.boxes[i], &self.boxes, &mut cand);
             for &j in &cand {
                 let j = j as usize;
-                let other_moves = self.bodies[j].moves();
-                if other_moves && j < i {
+                if leads(&self.bodies[j]) && j < i {
                     continue; // found from j's side
                 }
-                if self.pair_matters(i, j) {
-                    pairs.push((i.min(j), i.max(j)));
+                if keep(self, i, j) {
+                    out.push((i.min(j), i.max(j)));
                 }
             }
         }
         self.candidates = cand;
-        pairs
     }
 
     /// True proximity of a pair at the bodies' current states; fills `self.points`.
