@@ -1,27 +1,9 @@
 //! `tumble bench`: the table, the JSON report, `[bench] outlet_z`, and exit codes.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+#[path = "cli_support/mod.rs"]
+mod cli_support;
 
-fn tumble(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tumble"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("failed to start tumble")
-}
-
-/// A fresh, empty directory for one test.
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tumble-bench-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use cli_support::{temp_dir, text, tumble};
 
 /// The JSON report printed after the table, on its one `JSON: ` line.
 fn json_line(stdout: &str) -> serde_json::Value {

@@ -1,27 +1,11 @@
 //! The `tumble` binary: exit codes, messages and output files.
 
+#[path = "cli_support/mod.rs"]
+mod cli_support;
+
+use cli_support::{temp_dir, text, tumble, tumble_with_env};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn tumble(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tumble"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("failed to start tumble")
-}
-
-/// A fresh, empty directory for one test.
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tumble-cli-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use std::process::Command;
 
 fn bad_scene(dir: &Path) -> PathBuf {
     let path = dir.join("bad.toml");
@@ -99,19 +83,17 @@ fn gpu_backend_without_an_adapter_exits_2() {
     // An adapter filter nothing matches stands for a machine without a GPU; the GPU backend
     // itself is tested in tests/gpu_backend.rs.
     let dir = temp_dir("gpu");
-    let out = Command::new(env!("CARGO_BIN_EXE_tumble"))
-        .args([
+    let out = tumble_with_env(
+        &[
             "run",
             "scenes/ramp.toml",
             "--backend",
             "gpu",
             "--out",
             dir.join("out").to_str().unwrap(),
-        ])
-        .env("TUMBLE_ADAPTER", "no-such-adapter")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("failed to start tumble");
+        ],
+        &[("TUMBLE_ADAPTER", "no-such-adapter")],
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("no GPU adapter found (wgpu): "));
     assert!(!dir.join("out").exists());

@@ -32,8 +32,12 @@
 //! Skips (prints "SKIPPED: no GPU adapter") when wgpu finds no adapter, unless CI=true, where
 //! that fails; the host-vs-CpuStages comparison and the adapter-less CLI checks run regardless.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+#[path = "cli_support/mod.rs"]
+mod cli_support;
+
+use cli_support::{temp_dir, text, tumble_with_env as tumble};
+use std::path::Path;
+use std::process::Output;
 use std::sync::OnceLock;
 use tumble::gpu::{GpuContext, GpuStages};
 use tumble::narrow_phase::proximity;
@@ -452,26 +456,6 @@ fn constraint_pile_stays_within_epsilon_on_every_path() {
 }
 
 // ---- the command line ----
-
-fn tumble(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tumble"));
-    cmd.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.output().expect("failed to start tumble")
-}
-
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tumble-gpu-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 fn summary(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
