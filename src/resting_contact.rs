@@ -39,6 +39,7 @@
 
 use crate::body::Body;
 use crate::collision_impulse::collision_matrix;
+use crate::narrow_phase::ContactPoint;
 use glam::{DMat3, DVec3};
 
 /// One resting contact point between bodies `a` and `b` at the start of a contact step.
@@ -56,6 +57,20 @@ pub struct RestingContact {
     pub separation: f64,
     /// Coulomb friction coefficient of the pair.
     pub friction: f64,
+}
+
+impl RestingContact {
+    /// The contact of bodies `a`, `b` at the narrow phase's point `p`, with the pair's friction.
+    pub fn at(a: usize, b: usize, p: &ContactPoint, friction: f64) -> Self {
+        RestingContact {
+            a: a as u32,
+            b: b as u32,
+            position: p.position,
+            normal: p.normal,
+            separation: p.separation,
+            friction,
+        }
+    }
 }
 
 /// Settings of one contact step.

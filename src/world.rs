@@ -664,20 +664,12 @@ impl World {
                         .dot(p.normal);
                     if -un < resting_speed {
                         any = true;
-                        self.resting_contacts.push(RestingContact {
-                            a: a as u32,
-                            b: b as u32,
-                            position: p.position,
-                            normal: p.normal,
-                            separation: p.separation,
-                            friction,
-                        });
+                        self.resting_contacts
+                            .push(RestingContact::at(a, b, p, friction));
                     }
                 }
                 if any {
-                    self.held.insert((a as u32, b as u32));
-                    self.held_by_body[a].push((a as u32, b as u32));
-                    self.held_by_body[b].push((a as u32, b as u32));
+                    self.hold(a, b);
                 }
             }
         }
@@ -777,6 +769,14 @@ impl World {
         }
     }
 
+    /// Marks pair (a, b) as held for the rest of the contact step (once).
+    fn hold(&mut self, a: usize, b: usize) {
+        if self.held.insert((a as u32, b as u32)) {
+            self.held_by_body[a].push((a as u32, b as u32));
+            self.held_by_body[b].push((a as u32, b as u32));
+        }
+    }
+
     /// A held pair that came within `HELD_BAND`·ε_c after all at time `t` (its step's
     /// prediction missed: a new feature, a spin, an unconverged pile, or a collision nearby that
     /// pushed a body into its neighbours). A point approaching faster than a resting contact is
@@ -806,9 +806,8 @@ impl World {
         }
         // A contact that came to rest during the step is held from now on, as if the step had
         // started with it.
-        if band >= eps && self.held.insert((a as u32, b as u32)) {
-            self.held_by_body[a].push((a as u32, b as u32));
-            self.held_by_body[b].push((a as u32, b as u32));
+        if band >= eps {
+            self.hold(a, b);
         }
         // A local re-solve: looser, and restoring the whole shortfall over the step.
         let settings = self.step_settings(h, 1e-3, 32, 1.0);
@@ -823,14 +822,7 @@ impl World {
             .iter()
             .filter(|p| p.separation <= RESTING_MARGIN * eps)
             .any(|p| {
-                let c = RestingContact {
-                    a: a as u32,
-                    b: b as u32,
-                    position: p.position,
-                    normal: p.normal,
-                    separation: p.separation,
-                    friction,
-                };
+                let c = RestingContact::at(a, b, p, friction);
                 // Hysteresis: re-solve only a pair that would end a step within half the held
                 // band; the re-solve aims at the full target, so a pair just re-solved is not
                 // caught again by the next small change of its closest features.
@@ -879,14 +871,7 @@ impl World {
                 .iter()
                 .filter(|p| p.separation <= RESTING_MARGIN * eps)
             {
-                contacts.push(RestingContact {
-                    a: x as u32,
-                    b: y as u32,
-                    position: p.position,
-                    normal: p.normal,
-                    separation: p.separation,
-                    friction,
-                });
+                contacts.push(RestingContact::at(x, y, p, friction));
             }
         }
         let mut moved = std::mem::take(&mut self.woken);
