@@ -222,6 +222,11 @@ pub struct World {
     island_size: Vec<u32>,
 }
 
+/// Proximity of two bodies at their current poses ([`proximity`] on their colliders).
+fn body_proximity(a: &Body, b: &Body, margin: f64, out: &mut Vec<ContactPoint>) -> f64 {
+    proximity(&a.collider, &a.pose(), &b.collider, &b.pose(), margin, out)
+}
+
 /// Per-vertex extents of a pair along one axis (see [`World::axis_extents`]).
 struct AxisExtents {
     lower: [Extent; crate::body::MAX_BOUND_VERTICES],
@@ -646,13 +651,8 @@ impl World {
         let measured = self.measure_pairs(&pairs, margin);
         for (chunk, (meta, points)) in pairs.chunks(MEASURE_CHUNK).zip(&measured) {
             for (&(a, b), &(d, from, to)) in chunk.iter().zip(meta) {
-                self.counts.distance_queries += 1;
-                if -d > self.max_penetration {
-                    self.max_penetration = -d;
-                }
-                if let Some(p) = points.get(from).filter(|_| to > from) {
-                    self.last_axis.insert((a as u32, b as u32), p.normal);
-                }
+                let normal = points[from..to].first().map(|p| p.normal);
+                self.note_measured(a, b, d, normal);
                 if d > margin {
                     continue;
                 }
@@ -732,15 +732,7 @@ impl World {
                 let mut points = Vec::new();
                 let mut out = Vec::new();
                 for &(a, b) in chunk {
-                    let (ba, bb) = (&bodies[a], &bodies[b]);
-                    let d = proximity(
-                        &ba.collider,
-                        &ba.pose(),
-                        &bb.collider,
-                        &bb.pose(),
-                        margin,
-                        &mut out,
-                    );
+                    let d = body_proximity(&bodies[a], &bodies[b], margin, &mut out);
                     let from = points.len();
                     points.extend_from_slice(&out);
                     meta.push((d, from, points.len()));
@@ -1304,23 +1296,22 @@ impl World {
     /// True proximity of a pair at the bodies' current states, with the contact points up to
     /// `margin` apart in `self.points`; records the largest penetration seen.
     fn measure_within(&mut self, a: usize, b: usize, margin: f64) -> f64 {
+        let d = body_proximity(&self.bodies[a], &self.bodies[b], margin, &mut self.points);
+        let normal = self.points.first().map(|p| p.normal);
+        self.note_measured(a, b, d, normal);
+        d
+    }
+
+    /// The bookkeeping of one proximity query of pair (a, b) that found distance `d` and, if
+    /// any point, `normal`: the query count, the largest penetration, the pair's last axis.
+    fn note_measured(&mut self, a: usize, b: usize, d: f64, normal: Option<DVec3>) {
         self.counts.distance_queries += 1;
-        let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
-        let d = proximity(
-            &ba.collider,
-            &ba.pose(),
-            &bb.collider,
-            &bb.pose(),
-            margin,
-            &mut self.points,
-        );
         if -d > self.max_penetration {
             self.max_penetration = -d;
         }
-        if let Some(p) = self.points.first() {
-            self.last_axis.insert((a as u32, b as u32), p.normal);
+        if let Some(n) = normal {
+            self.last_axis.insert((a as u32, b as u32), n);
         }
-        d
     }
 
     /// Pushes a bound for pair (a, b), both at time `t`, without a proximity query: along the
