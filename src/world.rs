@@ -72,6 +72,13 @@ const MAX_RESOLVES: u32 = 4;
 const RESTING_MARGIN: f64 = 2.0;
 
 /// Pairs per parallel task when the contact step measures its candidate pairs.
+/// Floor of the restitution in [`World::resting_speed`]: contacts up to 10 microcollision speeds
+/// (1.4 m/s at ε_c = 1 mm) may be held, never faster ones.
+const MIN_RESTING_RESTITUTION: f64 = 0.1;
+
+/// Most held pairs in one local re-solve ([`World::resolve_held`]).
+const MAX_LOCAL_PAIRS: usize = 256;
+
 const MEASURE_CHUNK: usize = 64;
 
 /// A body's state in its user frame (the frame its scene entry was written in).
@@ -196,6 +203,8 @@ pub struct World {
     /// The held pairs of each body (this step).
     held_by_body: Vec<Vec<(u32, u32)>>,
     local_pairs: Vec<(usize, usize)>,
+    /// Reusable list of the bodies on the next ring of a local re-solve.
+    ring_bodies: Vec<usize>,
     local_contacts: Vec<RestingContact>,
     pushed: Vec<(usize, usize, DVec3)>,
     /// Velocities of the bodies of a local re-solve before it (to see which changed).
@@ -419,6 +428,7 @@ impl World {
             pair_solver: Default::default(),
             held_by_body: Vec::new(),
             local_pairs: Vec::new(),
+            ring_bodies: Vec::new(),
             local_contacts: Vec::new(),
             resolves: Default::default(),
             later_bounds: Default::default(),
@@ -636,7 +646,6 @@ impl World {
         }
         let eps = self.epsilon;
         let margin = RESTING_MARGIN * eps;
-        let resting_speed = self.micro_speed + self.gravity.length() * h;
         // Present boxes grown by the margin: the pairs that can have a point that close.
         self.boxes.clear();
         for b in &self.bodies {
@@ -657,7 +666,11 @@ impl World {
                     continue;
                 }
                 let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
-                let friction = self.materials.pair(ba.material, bb.material).friction;
+                let material = self.materials.pair(ba.material, bb.material);
+                let (friction, resting_speed) = (
+                    material.friction,
+                    self.resting_speed(material.restitution, h),
+                );
                 let mut any = false;
                 for p in points[from..to].iter().filter(|p| p.separation <= margin) {
                     let un = (ba.point_velocity(p.position) - bb.point_velocity(p.position))
@@ -761,6 +774,19 @@ impl World {
         }
     }
 
+    /// The approach speed below which a contact point is resting rather than colliding, for a
+    /// pair with restitution `e` and contact step `h`: a collision at speed v rebounds at e·v
+    /// (Poisson's law at a single point), which rises less than ε_c while e·v is below the
+    /// microcollision speed sqrt(2 g ε_c) (Mirtich & Canny §4.5): a bounce the contact band cannot
+    /// tell from rest. So v < micro/e is resting, and at least micro + g·h, what gravity adds to
+    /// a resting contact's approach over one step. e is floored at `MIN_RESTING_RESTITUTION` so a
+    /// perfectly inelastic fast impact is still a collision, resolved with its own friction
+    /// integration.
+    fn resting_speed(&self, e: f64, h: f64) -> f64 {
+        (self.micro_speed + self.gravity.length() * h)
+            .max(self.micro_speed / e.max(MIN_RESTING_RESTITUTION))
+    }
+
     /// Marks pair (a, b) as held for the rest of the contact step (once).
     fn hold(&mut self, a: usize, b: usize) {
         if self.held.insert((a as u32, b as u32)) {
@@ -783,7 +809,10 @@ impl World {
         let eps = self.epsilon;
         let band = self.band(a, b);
         let h = self.contact_step;
-        let resting_speed = self.micro_speed + self.gravity.length() * h;
+        let material = self
+            .materials
+            .pair(self.bodies[a].material, self.bodies[b].material);
+        let resting_speed = self.resting_speed(material.restitution, h);
         let fast = self
             .points
             .iter()
@@ -805,10 +834,7 @@ impl World {
         let settings = self.step_settings(h, 1e-3, 32, 1.0);
         // Nothing to do if the pair's own step-mean motion keeps it apart: it is then bounded
         // like any other pair (this also ends any chain of re-solves).
-        let friction = self
-            .materials
-            .pair(self.bodies[a].material, self.bodies[b].material)
-            .friction;
+        let friction = material.friction;
         let needs = self
             .points
             .iter()
@@ -827,29 +853,51 @@ impl World {
         // A pile the local solve cannot settle (it would be solved again at once, forever) gets
         // at most `MAX_RESOLVES` re-solves per pair and step; after that the pair is left to
         // the event machinery's own collision rule, which always terminates.
-        let tries = self.resolves.entry((a as u32, b as u32)).or_insert(0);
-        *tries += 1;
-        if *tries > MAX_RESOLVES {
+        let tries = {
+            let tries = self.resolves.entry((a as u32, b as u32)).or_insert(0);
+            *tries += 1;
+            *tries
+        };
+        if tries > MAX_RESOLVES {
             let any = self.resolve_contacts(a, b, band);
             if any {
                 self.rebound_after_change(a, b, t);
             }
             return any;
         }
-        // The held pairs around a and b.
+        // The held pairs around a and b: the ring of pairs sharing a body with them, and on
+        // each further try one ring more (a wedge the first ring cannot settle pushes into the
+        // next). Only moving bodies pass an impulse on: the rings stop at fixed and sleeping
+        // bodies, which may hold hundreds of pairs that the solve cannot change.
         let mut pairs = std::mem::take(&mut self.local_pairs);
         pairs.clear();
         pairs.push((a, b));
-        for i in [a, b] {
-            if let Some(list) = self.held_by_body.get(i) {
-                for &(x, y) in list {
+        let mut frontier = std::mem::take(&mut self.wake_stack);
+        frontier.clear();
+        frontier.extend(
+            [a, b]
+                .into_iter()
+                .filter(|&i| self.bodies[i].is_awake_dynamic()),
+        );
+        let mut next = std::mem::take(&mut self.ring_bodies);
+        for _ in 0..tries {
+            next.clear();
+            for &i in &frontier {
+                for &(x, y) in &self.held_by_body[i] {
                     let (x, y) = (x as usize, y as usize);
-                    if (x, y) != (a, b) && !pairs.contains(&(x, y)) {
+                    if pairs.len() < MAX_LOCAL_PAIRS && !pairs.contains(&(x, y)) {
                         pairs.push((x, y));
+                        let other = if x == i { y } else { x };
+                        if self.bodies[other].is_awake_dynamic() {
+                            next.push(other);
+                        }
                     }
                 }
             }
+            std::mem::swap(&mut frontier, &mut next);
         }
+        self.wake_stack = frontier;
+        self.ring_bodies = next;
         let mut contacts = std::mem::take(&mut self.local_contacts);
         contacts.clear();
         for &(x, y) in &pairs {
