@@ -660,6 +660,9 @@ impl World {
         let measured = self.measure_pairs(&pairs, margin);
         for (chunk, (meta, points)) in pairs.chunks(MEASURE_CHUNK).zip(&measured) {
             for (&(a, b), &(d, from, to)) in chunk.iter().zip(meta) {
+                if from == usize::MAX {
+                    continue; // apart along its last axis: not queried
+                }
                 let normal = points[from..to].first().map(|p| p.normal);
                 self.note_measured(a, b, d, normal);
                 if d > margin {
@@ -729,7 +732,11 @@ impl World {
 
     /// Proximity of every pair in `pairs` (bodies at their current states), `margin` as for
     /// [`Self::measure_within`], in parallel: per chunk of [`MEASURE_CHUNK`] pairs, the
-    /// `(distance, first, end)` of each pair's points in the chunk's point list.
+    /// `(distance, first, end)` of each pair's points in the chunk's point list. A pair of
+    /// convex bodies that is farther apart than `margin` along its last separating axis is not
+    /// queried: the gap along any axis is a lower bound on the distance (separating-axis
+    /// theorem), so the query would find no point within the margin either; its entry is that
+    /// gap with `first == end == usize::MAX` (no query made).
     #[allow(clippy::type_complexity)]
     fn measure_pairs(
         &self,
@@ -737,7 +744,15 @@ impl World {
         margin: f64,
     ) -> Vec<(Vec<(f64, usize, usize)>, Vec<ContactPoint>)> {
         use rayon::prelude::*;
-        let bodies = &self.bodies;
+        let (bodies, last_axis) = (&self.bodies, &self.last_axis);
+        // The gap of a pair of convex bodies along its last separating axis now: the least
+        // support of a along it minus the greatest of b.
+        let axis_gap = |a: usize, b: usize| {
+            let n = *last_axis.get(&(a as u32, b as u32))?;
+            let (ba, bb) = (&bodies[a], &bodies[b]);
+            (ba.convex && bb.convex)
+                .then(|| -ba.collider.support(&ba.pose(), -n) - bb.collider.support(&bb.pose(), n))
+        };
         pairs
             .par_chunks(MEASURE_CHUNK)
             .map(|chunk| {
@@ -745,6 +760,10 @@ impl World {
                 let mut points = Vec::new();
                 let mut out = Vec::new();
                 for &(a, b) in chunk {
+                    if let Some(gap) = axis_gap(a, b).filter(|&g| g > margin) {
+                        meta.push((gap, usize::MAX, usize::MAX));
+                        continue;
+                    }
                     let d = body_proximity(&bodies[a], &bodies[b], margin, &mut out);
                     let from = points.len();
                     points.extend_from_slice(&out);
