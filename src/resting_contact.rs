@@ -170,6 +170,11 @@ struct Patch {
     twist: f64,
     /// Height of the centroid along −gravity (sweep order: bottom up).
     height: f64,
+    /// Velocity slots of a and b (see [`Solver::partition`]).
+    sa: u32,
+    sb: u32,
+    /// Part of the split: 0 or 1 (a half), 2 (cut, or a step too small to split).
+    part: u8,
 }
 
 /// A solved contact point of the previous step, kept to warm-start the next one.
@@ -199,6 +204,20 @@ pub struct Solver {
     previous: Vec<Solved>,
     /// Last step's patches, sorted by pair.
     previous_patches: Vec<SolvedPatch>,
+    /// Velocities of the bodies the step moves, by slot, and their body indices.
+    moving: Vec<Vel>,
+    moving_bodies: Vec<usize>,
+    /// Velocities of the other bodies of the step (read-only slots).
+    still: Vec<Vel>,
+    /// Slot of each body (u32::MAX: not in the step).
+    slot: Vec<u32>,
+    /// Scratch for [`Self::partition`].
+    side_of: Vec<u8>,
+    scratch: Vec<usize>,
+    keys: Vec<(f64, usize)>,
+    reordered: Vec<Row>,
+    /// Index of the axis closest to gravity's (0 = x, 1 = y, 2 = z).
+    vertical: usize,
 }
 
 /// The body a contact point is tracked on between steps: b unless b does not move.
@@ -208,6 +227,120 @@ fn tracked(bodies: &[Body], a: usize, b: usize) -> usize {
     } else {
         a
     }
+}
+
+/// Velocity of a body inside the solver.
+#[derive(Clone, Copy, Default)]
+struct Vel {
+    v: DVec3,
+    w: DVec3,
+}
+
+/// Slot flag of a body the step does not move (fixed, kinematic, asleep): read-only.
+const STILL: u32 = 1 << 31;
+
+/// Steps with at least this many patches are split in two halves swept on two threads.
+const PARALLEL_PATCHES: usize = 256;
+
+/// How [`Solver::partition`] split the patches: `patches[0]`, `patches[1]` end half 0, half 1
+/// (the cut ones follow), likewise `rows`; half 0's moving bodies are slots `0..bodies`.
+struct Split {
+    patches: [usize; 2],
+    rows: [usize; 2],
+    bodies: u32,
+}
+
+/// Velocity of slot `s`: `moving` holds slots from `base` on.
+#[inline]
+fn read(s: u32, moving: &[Vel], base: u32, still: &[Vel]) -> Vel {
+    if s & STILL != 0 {
+        still[(s & !STILL) as usize]
+    } else {
+        moving[(s - base) as usize]
+    }
+}
+
+/// Adds `dv`, `dw` to slot `s` if it moves.
+#[inline]
+fn add(s: u32, moving: &mut [Vel], base: u32, dv: DVec3, dw: DVec3) {
+    if s & STILL == 0 {
+        let m = &mut moving[(s - base) as usize];
+        m.v += dv;
+        m.w += dw;
+    }
+}
+
+/// One projected Gauss–Seidel sweep over `patches` (their rows in `rows`, which starts at row
+/// `row_base`; their moving bodies' slots in `moving`, which starts at slot `base`). Returns
+/// the largest change of a predicted end position.
+fn sweep_patches(
+    patches: &mut [Patch],
+    rows: &mut [Row],
+    row_base: usize,
+    moving: &mut [Vel],
+    base: u32,
+    still: &[Vel],
+    h: f64,
+) -> f64 {
+    let mut residual: f64 = 0.0;
+    for patch in patches.iter_mut() {
+        let (sa, sb) = (patch.sa, patch.sb);
+        // Normal rows (eq. 8 with the clamp of eq. 3: the accumulated normal impulse never
+        // pulls).
+        let mut total = 0.0;
+        let first = patch.first - row_base;
+        for row in &mut rows[first..first + patch.count] {
+            let (va, vb) = (read(sa, moving, base, still), read(sb, moving, base, still));
+            let n = row.normal;
+            let un = n.dot(va.v + va.w.cross(row.ra) - vb.v - vb.w.cross(row.rb)) + row.drift;
+            let pn = (row.impulse + (row.bias - un) / row.k_nn).max(0.0);
+            let dp = pn - row.impulse;
+            total += pn;
+            if dp == 0.0 {
+                continue;
+            }
+            residual = residual.max((row.k_nn * dp).abs() * h);
+            add(sa, moving, base, row.lin_a * dp, row.ang_a * dp);
+            add(sb, moving, base, -(row.lin_b * dp), -(row.ang_b * dp));
+            row.impulse = pn;
+        }
+        if patch.friction <= 0.0 {
+            continue;
+        }
+        // Tangential row at the centroid inside the Coulomb disk of the patch's total normal
+        // impulse (eq. 5–6).
+        let n = patch.normal;
+        let (va, vb) = (read(sa, moving, base, still), read(sb, moving, base, still));
+        let u = va.v + va.w.cross(patch.ra) - vb.v - vb.w.cross(patch.rb) + patch.drift;
+        let ut = u - u.dot(n) * n;
+        let mut pt = patch.tangential - patch.k_tt_inv * ut;
+        pt -= pt.dot(n) * n;
+        let limit = patch.friction * total;
+        let len = pt.length();
+        if len > limit {
+            pt *= limit / len;
+        }
+        let dpt = pt - patch.tangential;
+        if dpt != DVec3::ZERO {
+            residual = residual.max((patch.k * dpt).length() * h);
+            patch.apply_to(moving, base, dpt, 0.0);
+            patch.tangential = pt;
+        }
+        // Twisting row about the normal.
+        if patch.twist_inv > 0.0 {
+            let (va, vb) = (read(sa, moving, base, still), read(sb, moving, base, still));
+            let spin = n.dot(va.w - vb.w);
+            let limit = patch.friction * patch.radius * total;
+            let tw = (patch.twist - patch.twist_inv * spin).clamp(-limit, limit);
+            let dtw = tw - patch.twist;
+            if dtw != 0.0 {
+                residual = residual.max((dtw / patch.twist_inv).abs() * patch.radius * h);
+                patch.apply_to(moving, base, DVec3::ZERO, dtw);
+                patch.twist = tw;
+            }
+        }
+    }
+    residual
 }
 
 impl Row {
@@ -222,6 +355,25 @@ impl Row {
 }
 
 impl Patch {
+    /// [`Self::apply`] on the solver's velocity slots.
+    fn apply_to(&self, moving: &mut [Vel], base: u32, p: DVec3, twist: f64) {
+        let l = self.normal * twist;
+        add(
+            self.sa,
+            moving,
+            base,
+            p * self.inv_mass_a,
+            self.inv_inertia_a * (self.ra.cross(p) + l),
+        );
+        add(
+            self.sb,
+            moving,
+            base,
+            -(p * self.inv_mass_b),
+            -(self.inv_inertia_b * (self.rb.cross(p) + l)),
+        );
+    }
+
     /// Applies tangential impulse `p` at the centroid and twisting impulse `twist` about the
     /// normal (on a; the opposite on b).
     fn apply(&self, bodies: &mut [Body], p: DVec3, twist: f64) {
@@ -283,76 +435,35 @@ impl Solver {
             self.warm_start(bodies);
         }
 
+        let g = settings.gravity.abs();
+        self.vertical = if g.x >= g.y && g.x >= g.z {
+            0
+        } else if g.y >= g.z {
+            1
+        } else {
+            2
+        };
+        let split = self.partition(bodies);
         let mut report = StepReport::default();
-        for sweep in 0..settings.max_iterations {
-            let mut residual: f64 = 0.0;
-            for patch in self.patches.iter_mut() {
-                let (a, b) = (patch.a, patch.b);
-                // Normal rows (eq. 8 with the clamp of eq. 3: the accumulated normal impulse
-                // never pulls).
-                let mut total = 0.0;
-                for row in &mut self.rows[patch.first..patch.first + patch.count] {
-                    let (ba, bb) = (&bodies[a], &bodies[b]);
-                    let n = row.normal;
-                    let un = n.dot(
-                        ba.velocity + ba.angular_velocity.cross(row.ra)
-                            - bb.velocity
-                            - bb.angular_velocity.cross(row.rb),
-                    ) + row.drift;
-                    let pn = (row.impulse + (row.bias - un) / row.k_nn).max(0.0);
-                    let dp = pn - row.impulse;
-                    total += pn;
-                    if dp == 0.0 {
-                        continue;
-                    }
-                    residual = residual.max((row.k_nn * dp).abs() * h);
-                    row.apply(bodies, a, b, dp);
-                    row.impulse = pn;
-                }
-                if patch.friction <= 0.0 {
-                    continue;
-                }
-                // Tangential row at the centroid inside the Coulomb disk of the patch's total
-                // normal impulse (eq. 5–6).
-                let n = patch.normal;
-                let (ba, bb) = (&bodies[a], &bodies[b]);
-                let u = ba.velocity + ba.angular_velocity.cross(patch.ra)
-                    - bb.velocity
-                    - bb.angular_velocity.cross(patch.rb)
-                    + patch.drift;
-                let ut = u - u.dot(n) * n;
-                let mut pt = patch.tangential - patch.k_tt_inv * ut;
-                pt -= pt.dot(n) * n;
-                let limit = patch.friction * total;
-                let len = pt.length();
-                if len > limit {
-                    pt *= limit / len;
-                }
-                let dpt = pt - patch.tangential;
-                if dpt != DVec3::ZERO {
-                    residual = residual.max((patch.k * dpt).length() * h);
-                    patch.apply(bodies, dpt, 0.0);
-                    patch.tangential = pt;
-                }
-                // Twisting row about the normal.
-                if patch.twist_inv > 0.0 {
-                    let (ba, bb) = (&bodies[a], &bodies[b]);
-                    let spin = n.dot(ba.angular_velocity - bb.angular_velocity);
-                    let limit = patch.friction * patch.radius * total;
-                    let tw = (patch.twist - patch.twist_inv * spin).clamp(-limit, limit);
-                    let dtw = tw - patch.twist;
-                    if dtw != 0.0 {
-                        residual = residual.max((dtw / patch.twist_inv).abs() * patch.radius * h);
-                        patch.apply(bodies, DVec3::ZERO, dtw);
-                        patch.twist = tw;
-                    }
+        let mut sweeps = |solver: &mut Solver| {
+            for sweep in 0..settings.max_iterations {
+                let residual = solver.sweep(&split, h);
+                report.iterations = sweep + 1;
+                report.residual = residual;
+                if residual <= settings.tolerance {
+                    break;
                 }
             }
-            report.iterations = sweep + 1;
-            report.residual = residual;
-            if residual <= settings.tolerance {
-                break;
-            }
+        };
+        if split.patches[1] > 0 {
+            // On a pool thread, so each sweep's join finds the other thread still awake.
+            rayon::scope(|_| sweeps(self));
+        } else {
+            sweeps(self);
+        }
+        for (i, v) in self.moving_bodies.iter().zip(&self.moving) {
+            bodies[*i].velocity = v.v;
+            bodies[*i].angular_velocity = v.w;
         }
         for patch in &self.patches {
             for row in &self.rows[patch.first..patch.first + patch.count] {
@@ -388,6 +499,156 @@ impl Solver {
         self.previous.sort_by_key(|x| (x.a, x.b));
         self.previous_patches.sort_by_key(|x| (x.a, x.b));
         report
+    }
+
+    /// Gives every body of the step's patches a velocity slot and, for a large step, splits
+    /// the patches into two halves that share no moving body, so the halves can be swept on
+    /// two threads (see [`Self::sweep`]). The moving bodies are split at the median of their
+    /// positions along the horizontal axis (across gravity) where they spread most; a patch
+    /// whose moving bodies lie on both sides is cut and swept after both halves. The split
+    /// depends only on the contacts, never on the thread count, so the step's result does not
+    /// either. Patches are kept bottom up within each part. Copies the velocities in.
+    fn partition(&mut self, bodies: &[Body]) -> Split {
+        self.moving.clear();
+        self.moving_bodies.clear();
+        self.still.clear();
+        self.slot.clear();
+        self.slot.resize(bodies.len(), u32::MAX);
+        let large = self.patches.len() >= PARALLEL_PATCHES;
+        // Side of each moving body: 0 or 1 (all 0 for a step too small to split).
+        let mut side_of = std::mem::take(&mut self.side_of);
+        side_of.clear();
+        side_of.resize(bodies.len(), 0);
+        let mut movers = std::mem::take(&mut self.scratch);
+        movers.clear();
+        for patch in &self.patches {
+            for i in [patch.a, patch.b] {
+                if bodies[i].is_awake_dynamic() && self.slot[i] == u32::MAX {
+                    self.slot[i] = 0; // seen
+                    movers.push(i);
+                }
+            }
+        }
+        if large && movers.len() >= 2 {
+            // The spread of the moving bodies along a horizontal axis (not `vertical`).
+            let spread = |axis: usize| {
+                let (lo, hi) = movers
+                    .iter()
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |m, &i| {
+                        let c = bodies[i].position[axis];
+                        (m.0.min(c), m.1.max(c))
+                    });
+                hi - lo
+            };
+            let vertical = self.vertical;
+            let axis = (0..3)
+                .filter(|&k| k != vertical)
+                .max_by(|&x, &y| spread(x).total_cmp(&spread(y)))
+                .unwrap_or(0);
+            let mut keys = std::mem::take(&mut self.keys);
+            keys.clear();
+            keys.extend(movers.iter().map(|&i| (bodies[i].position[axis], i)));
+            // Ties broken by index, so the split is a total order.
+            let mid = keys.len() / 2;
+            keys.select_nth_unstable_by(mid, |x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+            for &(_, i) in &keys[mid..] {
+                side_of[i] = 1;
+            }
+            self.keys = keys;
+        }
+        // Slots: side 0's bodies first, then side 1's, in order of first appearance.
+        let mut left = 0u32;
+        for side in 0..2u8 {
+            for &i in &movers {
+                if side_of[i] == side {
+                    self.slot[i] = self.moving.len() as u32;
+                    self.moving.push(Vel {
+                        v: bodies[i].velocity,
+                        w: bodies[i].angular_velocity,
+                    });
+                    self.moving_bodies.push(i);
+                }
+            }
+            if side == 0 {
+                left = self.moving.len() as u32;
+            }
+        }
+        // Bodies that do not move in the step (fixed, kinematic, asleep): read-only slots.
+        for patch in &self.patches {
+            for i in [patch.a, patch.b] {
+                if self.slot[i] == u32::MAX {
+                    self.slot[i] = STILL | self.still.len() as u32;
+                    self.still.push(Vel {
+                        v: bodies[i].velocity,
+                        w: bodies[i].angular_velocity,
+                    });
+                }
+            }
+        }
+        // Part of each patch: 0 or 1 if all its moving bodies are on that side, else 2 (cut).
+        let part = |p: &Patch| -> u8 {
+            if !large {
+                return 2;
+            }
+            let (ma, mb) = (
+                bodies[p.a].is_awake_dynamic(),
+                bodies[p.b].is_awake_dynamic(),
+            );
+            match (ma, mb) {
+                (true, true) if side_of[p.a] != side_of[p.b] => 2,
+                (true, _) => side_of[p.a],
+                (false, true) => side_of[p.b],
+                (false, false) => 2,
+            }
+        };
+        for patch in self.patches.iter_mut() {
+            patch.sa = self.slot[patch.a];
+            patch.sb = self.slot[patch.b];
+            patch.part = part(patch);
+        }
+        // Stable: bottom up within each part, as sorted before.
+        self.patches.sort_by_key(|p| p.part);
+        // Rows in patch order, so each part's rows are one slice.
+        self.reordered.clear();
+        for patch in self.patches.iter_mut() {
+            let first = self.reordered.len();
+            self.reordered
+                .extend_from_slice(&self.rows[patch.first..patch.first + patch.count]);
+            patch.first = first;
+        }
+        std::mem::swap(&mut self.rows, &mut self.reordered);
+        let count = |k: u8| self.patches.iter().filter(|p| p.part == k).count();
+        let (n0, n1) = (count(0), count(1));
+        let rows_until = |n: usize| self.patches.get(n).map_or(self.rows.len(), |p| p.first);
+        self.side_of = side_of;
+        self.scratch = movers;
+        Split {
+            patches: [n0, n0 + n1],
+            rows: [rows_until(n0), rows_until(n0 + n1)],
+            bodies: left,
+        }
+    }
+
+    /// One Gauss–Seidel sweep over all patches: the two halves of a split on two threads
+    /// (rayon; sequentially on one, with the same result), then the cut patches. Returns the
+    /// largest change of a predicted end position.
+    fn sweep(&mut self, split: &Split, h: f64) -> f64 {
+        let still = &self.still;
+        let (p01, p_cut) = self.patches.split_at_mut(split.patches[1]);
+        let (p0, p1) = p01.split_at_mut(split.patches[0]);
+        let (r01, r_cut) = self.rows.split_at_mut(split.rows[1]);
+        let (r0, r1) = r01.split_at_mut(split.rows[0]);
+        let (m0, m1) = self.moving.split_at_mut(split.bodies as usize);
+        let (res0, res1) = if p0.is_empty() && p1.is_empty() {
+            (0.0, 0.0)
+        } else {
+            rayon::join(
+                || sweep_patches(p0, r0, 0, m0, 0, still, h),
+                || sweep_patches(p1, r1, split.rows[0], m1, split.bodies, still, h),
+            )
+        };
+        let res_cut = sweep_patches(p_cut, r_cut, split.rows[1], &mut self.moving, 0, still, h);
+        res0.max(res1).max(res_cut)
     }
 
     /// Adds the rows of one pair's contact points and their patch.
@@ -479,6 +740,9 @@ impl Solver {
             tangential: DVec3::ZERO,
             twist: 0.0,
             height: -centroid.dot(settings.gravity),
+            sa: u32::MAX,
+            sb: u32::MAX,
+            part: 2,
         });
     }
 

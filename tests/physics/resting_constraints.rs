@@ -225,6 +225,24 @@ fn microcollision_stack_holds_without_penetration() {
     stack_of_six(RestingContactMode::Microcollisions);
 }
 
+/// Runs `sc` in the constraint mode to `t` on a pool of `threads` threads: counts and states.
+fn run_on_threads(
+    sc: &Scene,
+    t: f64,
+    threads: usize,
+) -> (tumble::world::Counts, Vec<tumble::world::BodyState>) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let mut w = constrained(sc.clone());
+        run(&mut w, t, |_| {});
+        let states: Vec<_> = (0..w.body_count()).map(|i| w.body_state(i)).collect();
+        (w.counts().clone(), states)
+    })
+}
+
 /// The contact step measures its candidate pairs on all cores: a pile ends bit for bit the same
 /// on one thread and on several.
 #[test]
@@ -242,20 +260,40 @@ fn contact_step_is_the_same_on_any_number_of_threads() {
         bodies.push(b);
     }
     let sc = scene(G, 0.3, 0.5, bodies);
-    let on = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
-            let mut w = constrained(sc.clone());
-            run(&mut w, 0.6, |_| {});
-            let states: Vec<_> = (0..w.body_count()).map(|i| w.body_state(i)).collect();
-            (w.counts().clone(), states)
-        })
-    };
-    let (one, two) = (on(1), on(2));
+    let (one, two) = (run_on_threads(&sc, 0.6, 1), run_on_threads(&sc, 0.6, 2));
     assert!(one.0.contact_steps > 0 && one.0.resting_contacts > 0);
+    assert_eq!(one.0, two.0);
+    assert_eq!(one.1, two.1);
+}
+
+/// A step with hundreds of contact pairs is swept in two halves on two threads: 300 cubes in
+/// 100 stacks of three (300 face contacts, over the solver's split threshold), slightly
+/// turned, end bit for bit the same on one thread and on two.
+#[test]
+fn split_contact_step_is_the_same_on_any_number_of_threads() {
+    let mut bodies: Vec<BodySpec> = vec![floor()];
+    for k in 0..300 {
+        let (x, y, z) = ((k % 10) as f64, ((k / 10) % 10) as f64, (k / 100) as f64);
+        let mut b = body(
+            &format!("c{k}"),
+            cuboid(0.1, 0.1, 0.1),
+            1.0,
+            DVec3::new(0.3 * x, 0.3 * y, 0.1 + 0.2 * z + 3e-4 * (z + 1.0)),
+        );
+        b.orientation = DQuat::from_rotation_z(0.01 * k as f64);
+        bodies.push(b);
+    }
+    let sc = scene(G, 0.3, 0.5, bodies);
+    let (one, two) = (run_on_threads(&sc, 0.3, 1), run_on_threads(&sc, 0.3, 2));
+    let c = &one.0;
+    eprintln!(
+        "split step: {} contact points per step",
+        c.resting_contacts / c.contact_steps.max(1)
+    );
+    assert!(
+        c.resting_contacts >= 4 * 256 * c.contact_steps,
+        "too few contacts to split: {c:?}"
+    );
     assert_eq!(one.0, two.0);
     assert_eq!(one.1, two.1);
 }
