@@ -76,6 +76,9 @@ const RESTING_MARGIN: f64 = 2.0;
 /// (1.4 m/s at ε_c = 1 mm) may be held, never faster ones.
 const MIN_RESTING_RESTITUTION: f64 = 0.1;
 
+/// Gap below which a pair in the band steps by a fixed `ZENO_GAP`·ε_c ([`World::band_target`]).
+const ZENO_GAP: f64 = 1e-3;
+
 /// Most held pairs in one local re-solve ([`World::resolve_held`]).
 const MAX_LOCAL_PAIRS: usize = 256;
 
@@ -990,7 +993,7 @@ impl World {
             return;
         }
         self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
-        let bx = self.event_box(i, self.frame_end - t);
+        let bx = self.body_box(i, self.frame_end - t);
         self.boxes[i] = bx;
         self.broad.insert(i, &bx);
         let mut cand = std::mem::take(&mut self.candidates);
@@ -1125,12 +1128,14 @@ impl World {
             let b = self.boxes[i];
             self.broad.insert(i, &b);
         }
-        self.counts.broad_phase_pairs += out.bounds.len() as u64;
         for pb in &out.bounds {
             let (a, b) = (pb.a as usize, pb.b as usize);
-            if !self.pair_matters(a, b) {
+            // The stages' boxes are the bounding spheres' (padded): their pairs include every
+            // pair of the host's tighter boxes, which keep exactly the host path's pairs.
+            if !self.boxes[a].overlaps(&self.boxes[b]) || !self.pair_matters(a, b) {
                 continue;
             }
+            self.counts.broad_phase_pairs += 1;
             if let Some(ev) = self.earlier_bound(a, b) {
                 self.counts.kept_bounds += 1;
                 self.push(a, b, ev.time, ev.kind);
@@ -1250,7 +1255,7 @@ impl World {
             }
         }
         for &k in &woken {
-            let bx = self.event_box(k, self.frame_end - t);
+            let bx = self.body_box(k, self.frame_end - t);
             self.boxes[k] = bx;
             self.broad.insert(k, &bx);
         }
@@ -1289,17 +1294,16 @@ impl World {
         }
     }
 
-    /// Swept box of body `i` from its current state over `dt` for the queries after an event:
-    /// for an awake dynamic body, its own present box carried along its centre's parabola and
-    /// grown by the most rotation can move its support over `dt` (rotation radius × angular
-    /// speed bound × dt), cut down to the bounding-sphere box of [`Self::body_box`] (both
-    /// contain the body over the interval, so their intersection does). A cube's own box is
-    /// 1.0–1.7 m wide where its sphere's is 1.73 m, so in a pile it meets about a third as many
-    /// neighbours, and each neighbour costs a bound after every impulse. The frame-start boxes
-    /// stay the sphere boxes the data-parallel stages compute, so the stages and the host still
-    /// seed the same pairs.
-    fn event_box(&self, i: usize, dt: f64) -> Aabb {
-        let sphere = self.body_box(i, dt);
+    /// Swept box of body `i` from its current state over `dt`: for an awake dynamic body, its
+    /// own present box carried along its centre's parabola and grown by the most rotation can
+    /// move its support over `dt` (rotation radius × angular speed bound × dt), cut down to the
+    /// bounding-sphere box of [`Self::sphere_box`] (both contain the body over the interval, so
+    /// their intersection does). A cube's own box is 1.0–1.7 m wide where its sphere's is
+    /// 1.73 m, so in a pile it meets about a third as many neighbours, and each neighbour costs
+    /// a bound at every step start and after every impulse. (The data-parallel stages compute
+    /// the sphere boxes; the host keeps, of their pairs, those whose boxes here overlap.)
+    fn body_box(&self, i: usize, dt: f64) -> Aabb {
+        let sphere = self.sphere_box(i, dt);
         let b = &self.bodies[i];
         if !b.is_awake_dynamic() || !b.bounding_radius.is_finite() {
             return sphere;
@@ -1318,8 +1322,9 @@ impl World {
         }
     }
 
-    /// Swept box of body `i` from its current state over `dt`.
-    fn body_box(&self, i: usize, dt: f64) -> Aabb {
+    /// Swept box of body `i` from its current state over `dt` from its bounding sphere (exact
+    /// for fixed and sleeping bodies).
+    fn sphere_box(&self, i: usize, dt: f64) -> Aabb {
         let b = &self.bodies[i];
         match b.motion {
             Motion::Fixed => {
@@ -1621,10 +1626,16 @@ impl World {
 
     /// Where a pair inside the contact band may be allowed to get before it is measured again:
     /// ε_c/16 closer, but never more than half way to contact while apart, so no sequence of
-    /// such steps can push a pair into overlap.
+    /// such steps can push a pair into overlap. Within `ZENO_GAP`·ε_c of contact the target is
+    /// that much closer instead (an overlap of at most 1 µm at ε_c = 1 mm): halving the gap
+    /// there is Zeno's sequence (measured: a cube resting at a gap of 1e-14 m on a sleeping
+    /// one, its microcollisions reversing 1e-10 m/s, popped 800 000 times within 1 µs of
+    /// simulated time), while a fixed step takes at least sqrt(2·ZENO_GAP·ε_c/g) (0.45 ms).
     fn band_target(gap: f64, eps: f64) -> f64 {
-        if gap > 0.0 {
+        if gap > eps * ZENO_GAP {
             (gap - eps * BAND_STEP).max(0.5 * gap)
+        } else if gap > 0.0 {
+            gap - eps * ZENO_GAP
         } else {
             // Already touching (rounding) or overlapping and not approaching: a small step
             // that still guarantees progress.
@@ -1871,7 +1882,7 @@ impl World {
         let changed = &changed[..count];
         for &i in changed {
             self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
-            let bx = self.event_box(i, self.frame_end - t);
+            let bx = self.body_box(i, self.frame_end - t);
             self.boxes[i] = bx;
             self.broad.insert(i, &bx);
         }
