@@ -162,6 +162,95 @@ pub struct Quality {
     pub through_outlet: Option<usize>,
 }
 
+/// Per-event and per-body rates derived from a run's counters (the profile of where the events
+/// go: how many events each body causes, how much heap and bounding work each event costs, how
+/// large the contact steps are).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Rates {
+    /// Collisions per dynamic body per simulated second.
+    pub collisions_per_body_second: f64,
+    /// Microcollisions per dynamic body per simulated second.
+    pub microcollisions_per_body_second: f64,
+    /// Held pairs' local re-solves per dynamic body per simulated second.
+    pub resolves_per_body_second: f64,
+    /// Heap pops (stale included) per impulse event (collision, microcollision or re-solve).
+    pub heap_pops_per_event: Option<f64>,
+    /// Time-of-impact bounds computed per impulse event.
+    pub toi_bounds_per_event: Option<f64>,
+    /// Distance queries per impulse event.
+    pub distance_queries_per_event: Option<f64>,
+    /// Resting contact points per contact step.
+    pub contact_points_per_step: Option<f64>,
+    /// Gauss–Seidel sweeps per contact step.
+    pub sweeps_per_step: Option<f64>,
+    /// Mean size of a step's largest island.
+    pub mean_largest_island: Option<f64>,
+}
+
+impl Rates {
+    /// The rates of `counts` for `bodies` dynamic bodies over `sim_time` simulated seconds.
+    pub fn of(counts: &Counts, bodies: usize, sim_time: f64) -> Rates {
+        let body_seconds = bodies as f64 * sim_time;
+        let per_body_second = |n: u64| {
+            if body_seconds > 0.0 {
+                n as f64 / body_seconds
+            } else {
+                0.0
+            }
+        };
+        let per = |n: u64, d: u64| (d > 0).then(|| n as f64 / d as f64);
+        let events = counts.collisions + counts.microcollisions + counts.held_resolutions;
+        Rates {
+            collisions_per_body_second: per_body_second(counts.collisions),
+            microcollisions_per_body_second: per_body_second(counts.microcollisions),
+            resolves_per_body_second: per_body_second(counts.held_resolutions),
+            heap_pops_per_event: per(counts.heap_pops, events),
+            toi_bounds_per_event: per(counts.toi_bounds, events),
+            distance_queries_per_event: per(counts.distance_queries, events),
+            contact_points_per_step: per(counts.resting_contacts, counts.contact_steps),
+            sweeps_per_step: per(counts.contact_iterations, counts.contact_steps),
+            mean_largest_island: per(counts.largest_island_sum, counts.island_steps),
+        }
+    }
+
+    /// `(name, value)` rows for the figures table.
+    fn rows(&self) -> Vec<(String, String)> {
+        let opt = |x: Option<f64>| x.map_or_else(|| "n/a".to_string(), |v| format!("{v:.3}"));
+        vec![
+            (
+                "rate collisions/body/s".into(),
+                format!("{:.3}", self.collisions_per_body_second),
+            ),
+            (
+                "rate microcollisions/body/s".into(),
+                format!("{:.3}", self.microcollisions_per_body_second),
+            ),
+            (
+                "rate re-solves/body/s".into(),
+                format!("{:.3}", self.resolves_per_body_second),
+            ),
+            ("rate heap pops/event".into(), opt(self.heap_pops_per_event)),
+            (
+                "rate TOI bounds/event".into(),
+                opt(self.toi_bounds_per_event),
+            ),
+            (
+                "rate distance queries/event".into(),
+                opt(self.distance_queries_per_event),
+            ),
+            (
+                "rate contact points/step".into(),
+                opt(self.contact_points_per_step),
+            ),
+            ("rate sweeps/step".into(), opt(self.sweeps_per_step)),
+            (
+                "rate mean largest island".into(),
+                opt(self.mean_largest_island),
+            ),
+        ]
+    }
+}
+
 /// One run's figures.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct RunReport {
@@ -219,6 +308,8 @@ pub struct BenchReport {
     pub stage_times: serde_json::Value,
     /// The first run's counters.
     pub counts: Counts,
+    /// Rates derived from the first run's counters.
+    pub rates: Rates,
     /// The first run's quality figures.
     #[serde(flatten)]
     pub quality: Quality,
@@ -352,6 +443,7 @@ fn summarise(scene: &Scene, options: &BenchOptions, runs: Vec<RunReport>) -> Ben
         peak_memory_mib,
         stage_times: median_stage_times(&runs),
         counts: first.counts.clone(),
+        rates: Rates::of(&first.counts, scene.motion_counts().0, first.sim_time),
         quality: first.quality.clone(),
         deterministic,
         runs,
@@ -592,6 +684,7 @@ impl BenchReport {
                 figures.push((format!("count {name}"), n.to_string()));
             }
         }
+        figures.extend(self.rates.rows());
         figures.push((
             "max penetration (m)".into(),
             format!("{:.3e}", self.quality.max_penetration),
@@ -757,6 +850,39 @@ mod tests {
         );
         let bad = parse("[bench]\noutlet_z = \"low\"\n", Path::new("t.toml")).unwrap_err();
         assert!(bad.message.contains("outlet_z must be a number"), "{bad}");
+    }
+
+    #[test]
+    fn rates_are_counts_per_body_second_and_per_event() {
+        let counts = Counts {
+            collisions: 600,
+            microcollisions: 200,
+            held_resolutions: 200,
+            heap_pops: 5000,
+            toi_bounds: 20000,
+            distance_queries: 3000,
+            contact_steps: 10,
+            resting_contacts: 1234,
+            contact_iterations: 640,
+            largest_island_sum: 90,
+            island_steps: 3,
+            ..Counts::default()
+        };
+        let r = Rates::of(&counts, 100, 2.0);
+        assert_eq!(r.collisions_per_body_second, 3.0);
+        assert_eq!(r.microcollisions_per_body_second, 1.0);
+        assert_eq!(r.resolves_per_body_second, 1.0);
+        assert_eq!(r.heap_pops_per_event, Some(5.0));
+        assert_eq!(r.toi_bounds_per_event, Some(20.0));
+        assert_eq!(r.distance_queries_per_event, Some(3.0));
+        assert_eq!(r.contact_points_per_step, Some(123.4));
+        assert_eq!(r.sweeps_per_step, Some(64.0));
+        assert_eq!(r.mean_largest_island, Some(30.0));
+        // Nothing to divide by: no figure rather than a NaN or an infinity.
+        let none = Rates::of(&Counts::default(), 0, 0.0);
+        assert_eq!(none.collisions_per_body_second, 0.0);
+        assert_eq!(none.heap_pops_per_event, None);
+        assert_eq!(none.sweeps_per_step, None);
     }
 
     #[test]
