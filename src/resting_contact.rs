@@ -260,16 +260,6 @@ fn read(s: u32, moving: &[Vel], base: u32, still: &[Vel]) -> Vel {
     }
 }
 
-/// Adds `dv`, `dw` to slot `s` if it moves.
-#[inline]
-fn add(s: u32, moving: &mut [Vel], base: u32, dv: DVec3, dw: DVec3) {
-    if s & STILL == 0 {
-        let m = &mut moving[(s - base) as usize];
-        m.v += dv;
-        m.w += dw;
-    }
-}
-
 /// One projected Gauss–Seidel sweep over `patches` (their rows in `rows`, which starts at row
 /// `row_base`; their moving bodies' slots in `moving`, which starts at slot `base`). Returns
 /// the largest change of a predicted end position.
@@ -285,12 +275,17 @@ fn sweep_patches(
     let mut residual: f64 = 0.0;
     for patch in patches.iter_mut() {
         let (sa, sb) = (patch.sa, patch.sb);
+        // The two bodies' velocities stay in locals for the whole patch and are stored once at
+        // its end: every row of a patch updates the same two bodies, and reading back a
+        // velocity just stored stalls on store forwarding (the sweep's hottest instruction was
+        // that load). Same arithmetic in the same order as updating them in place.
+        let (mut va, mut vb) = (read(sa, moving, base, still), read(sb, moving, base, still));
+        let (a_moves, b_moves) = (sa & STILL == 0, sb & STILL == 0);
         // Normal rows (eq. 8 with the clamp of eq. 3: the accumulated normal impulse never
         // pulls).
         let mut total = 0.0;
         let first = patch.first - row_base;
         for row in &mut rows[first..first + patch.count] {
-            let (va, vb) = (read(sa, moving, base, still), read(sb, moving, base, still));
             let n = row.normal;
             let un = n.dot(va.v + va.w.cross(row.ra) - vb.v - vb.w.cross(row.rb)) + row.drift;
             let pn = (row.impulse + (row.bias - un) / row.k_nn).max(0.0);
@@ -300,44 +295,53 @@ fn sweep_patches(
                 continue;
             }
             residual = residual.max((row.k_nn * dp).abs() * h);
-            add(sa, moving, base, row.lin_a * dp, row.ang_a * dp);
-            add(sb, moving, base, -(row.lin_b * dp), -(row.ang_b * dp));
+            if a_moves {
+                va.v += row.lin_a * dp;
+                va.w += row.ang_a * dp;
+            }
+            if b_moves {
+                vb.v += -(row.lin_b * dp);
+                vb.w += -(row.ang_b * dp);
+            }
             row.impulse = pn;
         }
-        if patch.friction <= 0.0 {
-            continue;
-        }
-        // Tangential row at the centroid inside the Coulomb disk of the patch's total normal
-        // impulse (eq. 5–6).
-        let n = patch.normal;
-        let (va, vb) = (read(sa, moving, base, still), read(sb, moving, base, still));
-        let u = va.v + va.w.cross(patch.ra) - vb.v - vb.w.cross(patch.rb) + patch.drift;
-        let ut = u - u.dot(n) * n;
-        let mut pt = patch.tangential - patch.k_tt_inv * ut;
-        pt -= pt.dot(n) * n;
-        let limit = patch.friction * total;
-        let len = pt.length();
-        if len > limit {
-            pt *= limit / len;
-        }
-        let dpt = pt - patch.tangential;
-        if dpt != DVec3::ZERO {
-            residual = residual.max((patch.k * dpt).length() * h);
-            patch.apply_to(moving, base, dpt, 0.0);
-            patch.tangential = pt;
-        }
-        // Twisting row about the normal.
-        if patch.twist_inv > 0.0 {
-            let (va, vb) = (read(sa, moving, base, still), read(sb, moving, base, still));
-            let spin = n.dot(va.w - vb.w);
-            let limit = patch.friction * patch.radius * total;
-            let tw = (patch.twist - patch.twist_inv * spin).clamp(-limit, limit);
-            let dtw = tw - patch.twist;
-            if dtw != 0.0 {
-                residual = residual.max((dtw / patch.twist_inv).abs() * patch.radius * h);
-                patch.apply_to(moving, base, DVec3::ZERO, dtw);
-                patch.twist = tw;
+        if patch.friction > 0.0 {
+            // Tangential row at the centroid inside the Coulomb disk of the patch's total
+            // normal impulse (eq. 5–6).
+            let n = patch.normal;
+            let u = va.v + va.w.cross(patch.ra) - vb.v - vb.w.cross(patch.rb) + patch.drift;
+            let ut = u - u.dot(n) * n;
+            let mut pt = patch.tangential - patch.k_tt_inv * ut;
+            pt -= pt.dot(n) * n;
+            let limit = patch.friction * total;
+            let len = pt.length();
+            if len > limit {
+                pt *= limit / len;
             }
+            let dpt = pt - patch.tangential;
+            if dpt != DVec3::ZERO {
+                residual = residual.max((patch.k * dpt).length() * h);
+                patch.apply_to(&mut va, &mut vb, a_moves, b_moves, dpt, 0.0);
+                patch.tangential = pt;
+            }
+            // Twisting row about the normal.
+            if patch.twist_inv > 0.0 {
+                let spin = n.dot(va.w - vb.w);
+                let limit = patch.friction * patch.radius * total;
+                let tw = (patch.twist - patch.twist_inv * spin).clamp(-limit, limit);
+                let dtw = tw - patch.twist;
+                if dtw != 0.0 {
+                    residual = residual.max((dtw / patch.twist_inv).abs() * patch.radius * h);
+                    patch.apply_to(&mut va, &mut vb, a_moves, b_moves, DVec3::ZERO, dtw);
+                    patch.twist = tw;
+                }
+            }
+        }
+        if a_moves {
+            moving[(sa - base) as usize] = va;
+        }
+        if b_moves {
+            moving[(sb - base) as usize] = vb;
         }
     }
     residual
@@ -355,23 +359,25 @@ impl Row {
 }
 
 impl Patch {
-    /// [`Self::apply`] on the solver's velocity slots.
-    fn apply_to(&self, moving: &mut [Vel], base: u32, p: DVec3, twist: f64) {
+    /// [`Self::apply`] on the velocities `va`, `vb` of a and b (each only if it moves).
+    fn apply_to(
+        &self,
+        va: &mut Vel,
+        vb: &mut Vel,
+        a_moves: bool,
+        b_moves: bool,
+        p: DVec3,
+        twist: f64,
+    ) {
         let l = self.normal * twist;
-        add(
-            self.sa,
-            moving,
-            base,
-            p * self.inv_mass_a,
-            self.inv_inertia_a * (self.ra.cross(p) + l),
-        );
-        add(
-            self.sb,
-            moving,
-            base,
-            -(p * self.inv_mass_b),
-            -(self.inv_inertia_b * (self.rb.cross(p) + l)),
-        );
+        if a_moves {
+            va.v += p * self.inv_mass_a;
+            va.w += self.inv_inertia_a * (self.ra.cross(p) + l);
+        }
+        if b_moves {
+            vb.v += -(p * self.inv_mass_b);
+            vb.w += -(self.inv_inertia_b * (self.rb.cross(p) + l));
+        }
     }
 
     /// Applies tangential impulse `p` at the centroid and twisting impulse `twist` about the
