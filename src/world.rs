@@ -571,7 +571,6 @@ impl World {
             self.step(s0, s1)?;
         }
         self.sleep_resting_bodies(t1);
-        self.prune_axes();
         self.counts.frames += 1;
         Ok(())
     }
@@ -1204,19 +1203,6 @@ impl World {
     fn pair_matters(&self, i: usize, j: usize) -> bool {
         let (a, b) = (&self.bodies[i], &self.bodies[j]);
         (a.moves() || b.moves()) && (a.is_dynamic() || b.is_dynamic())
-    }
-
-    /// Forgets the last separating axis of every pair whose swept boxes of the last step no
-    /// longer overlap: such a pair is not bounded before its boxes meet again, and then one
-    /// bound from its bounding spheres (and a proximity query) recovers an axis. Without this
-    /// the map kept every pair ever measured and grew with the length of the run.
-    fn prune_axes(&mut self) {
-        let boxes = &self.boxes;
-        if boxes.len() != self.bodies.len() {
-            return;
-        }
-        self.last_axis
-            .retain(|&(a, b), _| boxes[a as usize].overlaps(&boxes[b as usize]));
     }
 
     /// Puts to sleep, at the end of a frame, every awake dynamic body that has stayed within
