@@ -9,8 +9,11 @@
 //! Quality figures, measured at the end of each run:
 //! - the largest penetration the world saw ([`World::max_penetration`]);
 //! - **escaped** bodies: dynamic bodies whose centre is inside a fixed body (a wall or the floor,
-//!   by the narrow phase) or below the top of the floor by more than their bounding radius (fell
-//!   through). The floor is the fixed body whose box reaches lowest;
+//!   by the narrow phase) or below the top of the floor by more than their bounding radius while
+//!   over the floor's footprint (fell through). The floor is the fixed body whose box reaches
+//!   lowest;
+//! - bodies that **fell off the floor's edge**: below its top by more than their radius but
+//!   outside its footprint (a bounded floor has edges; leaving over one is not a missed contact);
 //! - bodies **through the outlet**, when the scene has a `[bench]` table with `outlet_z`: dynamic
 //!   bodies whose centre is below that height (the funnel scenes' figure of merit).
 //!
@@ -158,6 +161,8 @@ pub struct Quality {
     pub max_penetration: f64,
     /// Dynamic bodies inside a fixed body or fallen through the floor at the end.
     pub escaped: usize,
+    /// Dynamic bodies that left the floor's footprint and fell below its top (over its edge).
+    pub fell_off_edge: usize,
     /// Dynamic bodies below `[bench] outlet_z` at the end; `None` without an outlet.
     pub through_outlet: Option<usize>,
 }
@@ -499,6 +504,13 @@ pub fn quality(world: &World, outlet_z: Option<f64>) -> Quality {
             check.escaped(b.position, b.bounding_radius)
         })
         .count();
+    let fell_off_edge = dynamic
+        .iter()
+        .filter(|&&i| {
+            let b = world.body(i);
+            check.fell_off_edge(b.position, b.bounding_radius)
+        })
+        .count();
     let through_outlet = outlet_z.map(|z| {
         dynamic
             .iter()
@@ -508,6 +520,7 @@ pub fn quality(world: &World, outlet_z: Option<f64>) -> Quality {
     Quality {
         max_penetration: world.max_penetration(),
         escaped,
+        fell_off_edge,
         through_outlet,
     }
 }
@@ -520,6 +533,8 @@ pub struct EscapeCheck {
     /// bodies, or when that top is unbounded (a tilted plane), where "below the floor" means
     /// nothing.
     floor_top: Option<f64>,
+    /// The floor's footprint: its box's corners (only x and y are used).
+    floor_box: (DVec3, DVec3),
     probe: Collider,
 }
 
@@ -533,12 +548,12 @@ impl EscapeCheck {
                 (collider, pose, aabb)
             })
             .collect();
-        let floor_top = fixed
+        let floor = fixed
             .iter()
-            .map(|(_, _, (min, max))| (min.z, max.z))
-            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)))
-            .map(|(_, top)| top)
-            .filter(|top| top.is_finite());
+            .map(|(_, _, aabb)| *aabb)
+            .min_by(|a, b| a.0.z.total_cmp(&b.0.z).then(a.1.z.total_cmp(&b.1.z)));
+        let floor_top = floor.map(|(_, max)| max.z).filter(|top| top.is_finite());
+        let floor_box = floor.unwrap_or((DVec3::ZERO, DVec3::ZERO));
         // The probe is a valid sphere by construction; failing here would be a bug in Collider.
         let probe = Collider::new(
             &Shape::Sphere {
@@ -550,15 +565,37 @@ impl EscapeCheck {
         EscapeCheck {
             fixed,
             floor_top,
+            floor_box,
             probe,
         }
     }
 
+    /// True if a body centred at `centre` with bounding radius `radius` is below the floor's top
+    /// by more than `radius`.
+    fn below_floor(&self, centre: DVec3, radius: f64) -> bool {
+        self.floor_top.is_some_and(|top| centre.z < top - radius)
+    }
+
+    /// True if `centre` is over the floor's footprint, grown by `radius`.
+    fn over_floor(&self, centre: DVec3, radius: f64) -> bool {
+        let (min, max) = self.floor_box;
+        centre.x >= min.x - radius
+            && centre.x <= max.x + radius
+            && centre.y >= min.y - radius
+            && centre.y <= max.y + radius
+    }
+
+    /// True if a body centred at `centre` with bounding radius `radius` fell off the floor's
+    /// edge: below its top by more than `radius`, outside its footprint.
+    pub fn fell_off_edge(&self, centre: DVec3, radius: f64) -> bool {
+        self.below_floor(centre, radius) && !self.over_floor(centre, radius)
+    }
+
     /// True if a body centred at `centre` with bounding radius `radius` has escaped: fallen below
-    /// the floor's top by more than `radius`, or its centre is inside a fixed body.
+    /// the floor's top by more than `radius` over the floor, or its centre is inside a fixed body.
     pub fn escaped(&self, centre: DVec3, radius: f64) -> bool {
-        if self.floor_top.is_some_and(|top| centre.z < top - radius) {
-            return true;
+        if self.below_floor(centre, radius) {
+            return self.over_floor(centre, radius);
         }
         let probe_pose = Pose::new(centre, DQuat::IDENTITY);
         let mut points: Vec<ContactPoint> = Vec::new();
@@ -691,6 +728,10 @@ impl BenchReport {
         ));
         figures.push(("escaped".into(), self.quality.escaped.to_string()));
         figures.push((
+            "fell off the floor's edge".into(),
+            self.quality.fell_off_edge.to_string(),
+        ));
+        figures.push((
             "through outlet".into(),
             match self.quality.through_outlet {
                 Some(n) => n.to_string(),
@@ -804,10 +845,17 @@ mod tests {
         assert!(!check.escaped(DVec3::new(0.0, 0.0, 1e-3), 0.3));
         // Centre inside the slab (within its bounding radius of the top, so by the narrow phase).
         assert!(check.escaped(DVec3::new(0.0, 0.0, -0.1), 0.3));
-        // Beside the slab (outside its box) but below the floor's top by more than the radius.
-        assert!(check.escaped(DVec3::new(50.0, 0.0, -2.0), 0.3));
+        // Under the slab, below it.
+        assert!(check.escaped(DVec3::new(0.0, 9.0, -2.0), 0.3));
+        assert!(!check.fell_off_edge(DVec3::new(0.0, 9.0, -2.0), 0.3));
+        // Beside the slab (outside its footprint) and below the floor's top by more than the
+        // radius: fell off the edge, not through the floor.
+        assert!(!check.escaped(DVec3::new(50.0, 0.0, -2.0), 0.3));
+        assert!(check.fell_off_edge(DVec3::new(50.0, 0.0, -2.0), 0.3));
+        assert!(check.fell_off_edge(DVec3::new(0.0, -10.5, -2.0), 0.3));
         // Beside the slab and above that depth.
         assert!(!check.escaped(DVec3::new(50.0, 0.0, -0.2), 0.3));
+        assert!(!check.fell_off_edge(DVec3::new(50.0, 0.0, -0.2), 0.3));
     }
 
     #[test]

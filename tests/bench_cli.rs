@@ -34,6 +34,8 @@ fn bench_prints_the_table_and_a_json_line() {
         "time to first frame (s)",
         "max penetration (m)",
         "escaped",
+        "fell off the floor's edge",
+        "rate sweeps/step",
         "median",
     ] {
         assert!(stdout.contains(column), "no {column:?} in:\n{stdout}");
@@ -53,7 +55,9 @@ fn bench_prints_the_table_and_a_json_line() {
         "stage_times",
         "max_penetration",
         "escaped",
+        "fell_off_edge",
         "through_outlet",
+        "rates",
         "peak_memory_mib",
         "runs",
     ] {
@@ -66,6 +70,7 @@ fn bench_prints_the_table_and_a_json_line() {
     assert!((report["sim_time"].as_f64().unwrap() - 0.2).abs() < 1e-12);
     assert!(report["wall_time"].as_f64().unwrap() > 0.0);
     assert_eq!(report["escaped"], 0);
+    assert_eq!(report["fell_off_edge"], 0);
     assert!(report["through_outlet"].is_null());
     assert!(report["counts"]["frames"].as_u64().unwrap() >= 10);
     let runs = report["runs"].as_array().unwrap();
