@@ -1047,9 +1047,10 @@ impl World {
     }
 
     /// Seeds the heap for frame [t0, t1] from the data-parallel stages. Every body is at t0, so
-    /// the stage bodies are given time 0 = frame start (f32 times stay exact). The host keeps its
-    /// own grid of the returned boxes for the queries after collisions; the f32 boxes and bounds
-    /// are padded by the stages so they stay conservative.
+    /// the stage bodies are given time 0 = frame start (f32 times stay exact). The stages' boxes
+    /// are bounding-sphere boxes (padded, so they stay conservative); the host keeps, of their
+    /// pairs, those whose own tighter f64 boxes ([`Self::body_box`]) overlap, and a grid of those
+    /// boxes for the queries after events, so both paths seed and query the same pairs.
     fn seed_frame_with_stages(&mut self, t0: f64, t1: f64) -> Result<(), SimError> {
         let mut bodies = std::mem::take(&mut self.stage_bodies);
         bodies.clear();
