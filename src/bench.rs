@@ -497,20 +497,12 @@ pub fn quality(world: &World, outlet_z: Option<f64>) -> Quality {
     let dynamic: Vec<usize> = (0..world.body_count())
         .filter(|&i| world.body_motion(i) == Motion::Dynamic)
         .collect();
-    let escaped = dynamic
-        .iter()
-        .filter(|&&i| {
-            let b = world.body(i);
-            check.escaped(b.position, b.bounding_radius)
-        })
-        .count();
-    let fell_off_edge = dynamic
-        .iter()
-        .filter(|&&i| {
-            let b = world.body(i);
-            check.fell_off_edge(b.position, b.bounding_radius)
-        })
-        .count();
+    let (mut escaped, mut fell_off_edge) = (0, 0);
+    for &i in &dynamic {
+        let b = world.body(i);
+        escaped += usize::from(check.escaped(b.position, b.bounding_radius));
+        fell_off_edge += usize::from(check.fell_off_edge(b.position, b.bounding_radius));
+    }
     let through_outlet = outlet_z.map(|z| {
         dynamic
             .iter()

@@ -243,22 +243,38 @@ fn run_on_threads(
     })
 }
 
-/// The contact step measures its candidate pairs on all cores: a pile ends bit for bit the same
-/// on one thread and on several.
-#[test]
-fn contact_step_is_the_same_on_any_number_of_threads() {
+/// The floor and `side`² × `layers` cubes of side 0.2 m, cube k (x fastest, then y, then z) at
+/// `at(x, y, z)` and turned by `turn`·k about z.
+fn floor_and_cubes(
+    side: usize,
+    layers: usize,
+    at: impl Fn(f64, f64, f64) -> (f64, f64, f64),
+    turn: f64,
+) -> Vec<BodySpec> {
     let mut bodies: Vec<BodySpec> = vec![floor()];
-    for k in 0..27 {
-        let (x, y, z) = ((k % 3) as f64, ((k / 3) % 3) as f64, (k / 9) as f64);
+    for k in 0..side * side * layers {
+        let (x, y, z) = at(
+            (k % side) as f64,
+            ((k / side) % side) as f64,
+            (k / (side * side)) as f64,
+        );
         let mut b = body(
             &format!("c{k}"),
             cuboid(0.1, 0.1, 0.1),
             1.0,
-            DVec3::new(0.3 * x, 0.3 * y, 0.15 + 0.3 * z),
+            DVec3::new(x, y, z),
         );
-        b.orientation = DQuat::from_rotation_z(0.1 * k as f64);
+        b.orientation = DQuat::from_rotation_z(turn * k as f64);
         bodies.push(b);
     }
+    bodies
+}
+
+/// The contact step measures its candidate pairs on all cores: a pile ends bit for bit the same
+/// on one thread and on several.
+#[test]
+fn contact_step_is_the_same_on_any_number_of_threads() {
+    let bodies = floor_and_cubes(3, 3, |x, y, z| (0.3 * x, 0.3 * y, 0.15 + 0.3 * z), 0.1);
     let sc = scene(G, 0.3, 0.5, bodies);
     let (one, two) = (run_on_threads(&sc, 0.6, 1), run_on_threads(&sc, 0.6, 2));
     assert!(one.0.contact_steps > 0 && one.0.resting_contacts > 0);
@@ -271,18 +287,12 @@ fn contact_step_is_the_same_on_any_number_of_threads() {
 /// turned, end bit for bit the same on one thread and on two.
 #[test]
 fn split_contact_step_is_the_same_on_any_number_of_threads() {
-    let mut bodies: Vec<BodySpec> = vec![floor()];
-    for k in 0..300 {
-        let (x, y, z) = ((k % 10) as f64, ((k / 10) % 10) as f64, (k / 100) as f64);
-        let mut b = body(
-            &format!("c{k}"),
-            cuboid(0.1, 0.1, 0.1),
-            1.0,
-            DVec3::new(0.3 * x, 0.3 * y, 0.1 + 0.2 * z + 3e-4 * (z + 1.0)),
-        );
-        b.orientation = DQuat::from_rotation_z(0.01 * k as f64);
-        bodies.push(b);
-    }
+    let bodies = floor_and_cubes(
+        10,
+        3,
+        |x, y, z| (0.3 * x, 0.3 * y, 0.1 + 0.2 * z + 3e-4 * (z + 1.0)),
+        0.01,
+    );
     let sc = scene(G, 0.3, 0.5, bodies);
     let (one, two) = (run_on_threads(&sc, 0.3, 1), run_on_threads(&sc, 0.3, 2));
     let c = &one.0;
