@@ -170,7 +170,7 @@ struct Patch {
     twist: f64,
     /// Height of the centroid along −gravity (sweep order: bottom up).
     height: f64,
-    /// Velocity slots of a and b (see [`Solver::partition`]).
+    /// Velocity slots of a and b (see [`Solver::assign_slots`]).
     sa: u32,
     sb: u32,
     /// Part of the split: 0 or 1 (a half), 2 (cut, or a step too small to split).
@@ -211,13 +211,11 @@ pub struct Solver {
     still: Vec<Vel>,
     /// Slot of each body (u32::MAX: not in the step).
     slot: Vec<u32>,
-    /// Scratch for [`Self::partition`].
+    /// Scratch for [`Self::assign_slots`].
     side_of: Vec<u8>,
     scratch: Vec<usize>,
     keys: Vec<(f64, usize)>,
     reordered: Vec<Row>,
-    /// Index of the axis closest to gravity's (0 = x, 1 = y, 2 = z).
-    vertical: usize,
 }
 
 /// The body a contact point is tracked on between steps: b unless b does not move.
@@ -242,7 +240,7 @@ const STILL: u32 = 1 << 31;
 /// Steps with at least this many patches are split in two halves swept on two threads.
 const PARALLEL_PATCHES: usize = 256;
 
-/// How [`Solver::partition`] split the patches: `patches[0]`, `patches[1]` end half 0, half 1
+/// How [`Solver::assign_slots`] split the patches: `patches[0]`, `patches[1]` end half 0, half 1
 /// (the cut ones follow), likewise `rows`; half 0's moving bodies are slots `0..bodies`.
 struct Split {
     patches: [usize; 2],
@@ -295,14 +293,7 @@ fn sweep_patches(
                 continue;
             }
             residual = residual.max((row.k_nn * dp).abs() * h);
-            if a_moves {
-                va.v += row.lin_a * dp;
-                va.w += row.ang_a * dp;
-            }
-            if b_moves {
-                vb.v += -(row.lin_b * dp);
-                vb.w += -(row.ang_b * dp);
-            }
+            row.apply_to(&mut va, &mut vb, a_moves, b_moves, dp);
             row.impulse = pn;
         }
         if patch.friction > 0.0 {
@@ -348,18 +339,24 @@ fn sweep_patches(
 }
 
 impl Row {
-    /// Applies normal impulse `dp` (on a; −dp on b).
-    fn apply(&self, bodies: &mut [Body], a: usize, b: usize, dp: f64) {
-        let (ba, bb) = pair_mut(bodies, a, b);
-        ba.velocity += self.lin_a * dp;
-        ba.angular_velocity += self.ang_a * dp;
-        bb.velocity -= self.lin_b * dp;
-        bb.angular_velocity -= self.ang_b * dp;
+    /// Applies normal impulse `dp` (on a; −dp on b) to the velocities `va`, `vb` of a and b
+    /// (each only if it moves).
+    fn apply_to(&self, va: &mut Vel, vb: &mut Vel, a_moves: bool, b_moves: bool, dp: f64) {
+        if a_moves {
+            va.v += self.lin_a * dp;
+            va.w += self.ang_a * dp;
+        }
+        if b_moves {
+            vb.v += -(self.lin_b * dp);
+            vb.w += -(self.ang_b * dp);
+        }
     }
 }
 
 impl Patch {
-    /// [`Self::apply`] on the velocities `va`, `vb` of a and b (each only if it moves).
+    /// Applies tangential impulse `p` at the centroid and twisting impulse `twist` about the
+    /// normal (on a; the opposite on b) to the velocities `va`, `vb` of a and b (each only if it
+    /// moves).
     fn apply_to(
         &self,
         va: &mut Vel,
@@ -378,29 +375,6 @@ impl Patch {
             vb.v += -(p * self.inv_mass_b);
             vb.w += -(self.inv_inertia_b * (self.rb.cross(p) + l));
         }
-    }
-
-    /// Applies tangential impulse `p` at the centroid and twisting impulse `twist` about the
-    /// normal (on a; the opposite on b).
-    fn apply(&self, bodies: &mut [Body], p: DVec3, twist: f64) {
-        let l = self.normal * twist;
-        let (ba, bb) = pair_mut(bodies, self.a, self.b);
-        ba.velocity += p * self.inv_mass_a;
-        ba.angular_velocity += self.inv_inertia_a * (self.ra.cross(p) + l);
-        bb.velocity -= p * self.inv_mass_b;
-        bb.angular_velocity -= self.inv_inertia_b * (self.rb.cross(p) + l);
-    }
-}
-
-/// Mutable references to two distinct bodies.
-fn pair_mut(bodies: &mut [Body], a: usize, b: usize) -> (&mut Body, &mut Body) {
-    debug_assert_ne!(a, b);
-    if a < b {
-        let (lo, hi) = bodies.split_at_mut(b);
-        (&mut lo[a], &mut hi[0])
-    } else {
-        let (lo, hi) = bodies.split_at_mut(a);
-        (&mut hi[0], &mut lo[b])
     }
 }
 
@@ -437,19 +411,11 @@ impl Solver {
         // converges faster sweeping upwards (the idea behind shock propagation).
         self.patches
             .sort_unstable_by(|x, y| x.height.total_cmp(&y.height));
+        let left = self.assign_slots(bodies, settings.gravity);
         if whole_step {
             self.warm_start(bodies);
         }
-
-        let g = settings.gravity.abs();
-        self.vertical = if g.x >= g.y && g.x >= g.z {
-            0
-        } else if g.y >= g.z {
-            1
-        } else {
-            2
-        };
-        let split = self.partition(bodies);
+        let split = self.group_parts(left);
         let mut report = StepReport::default();
         let mut sweeps = |solver: &mut Solver| {
             for sweep in 0..settings.max_iterations {
@@ -513,8 +479,8 @@ impl Solver {
     /// positions along the horizontal axis (across gravity) where they spread most; a patch
     /// whose moving bodies lie on both sides is cut and swept after both halves. The split
     /// depends only on the contacts, never on the thread count, so the step's result does not
-    /// either. Patches are kept bottom up within each part. Copies the velocities in.
-    fn partition(&mut self, bodies: &[Body]) -> Split {
+    /// either. Copies the velocities in; returns the number of half 0's moving bodies.
+    fn assign_slots(&mut self, bodies: &[Body], gravity: DVec3) -> u32 {
         self.moving.clear();
         self.moving_bodies.clear();
         self.still.clear();
@@ -546,7 +512,15 @@ impl Solver {
                     });
                 hi - lo
             };
-            let vertical = self.vertical;
+            // The axis closest to gravity's.
+            let g = gravity.abs();
+            let vertical = if g.x >= g.y && g.x >= g.z {
+                0
+            } else if g.y >= g.z {
+                1
+            } else {
+                2
+            };
             let axis = (0..3)
                 .filter(|&k| k != vertical)
                 .max_by(|&x, &y| spread(x).total_cmp(&spread(y)))
@@ -612,7 +586,15 @@ impl Solver {
             patch.sb = self.slot[patch.b];
             patch.part = part(patch);
         }
-        // Stable: bottom up within each part, as sorted before.
+        self.side_of = side_of;
+        self.scratch = movers;
+        left
+    }
+
+    /// Orders the patches by part (stable: bottom up within each part, as sorted before) and
+    /// their rows with them, so each part is one slice of each; `left` is half 0's number of
+    /// moving bodies ([`Self::assign_slots`]).
+    fn group_parts(&mut self, left: u32) -> Split {
         self.patches.sort_by_key(|p| p.part);
         // Rows in patch order, so each part's rows are one slice.
         self.reordered.clear();
@@ -626,8 +608,6 @@ impl Solver {
         let count = |k: u8| self.patches.iter().filter(|p| p.part == k).count();
         let (n0, n1) = (count(0), count(1));
         let rows_until = |n: usize| self.patches.get(n).map_or(self.rows.len(), |p| p.first);
-        self.side_of = side_of;
-        self.scratch = movers;
         Split {
             patches: [n0, n0 + n1],
             rows: [rows_until(n0), rows_until(n0 + n1)],
@@ -757,7 +737,7 @@ impl Solver {
     /// patch from its pair's friction impulses, kept inside the new friction cone; applies
     /// them. A resting pile then needs only the change since the last step, not to rebuild its
     /// whole weight chain from zero.
-    fn warm_start(&mut self, bodies: &mut [Body]) {
+    fn warm_start(&mut self, bodies: &[Body]) {
         if self.previous.is_empty() {
             return;
         }
@@ -767,6 +747,12 @@ impl Solver {
             let start = self.previous.partition_point(|x| (x.a, x.b) < key);
             let t = tracked(bodies, a, b);
             let reach = 0.05 * bodies[t].bounding_radius.min(1e3);
+            let (sa, sb) = (patch.sa, patch.sb);
+            let (mut va, mut vb) = (
+                read(sa, &self.moving, 0, &self.still),
+                read(sb, &self.moving, 0, &self.still),
+            );
+            let (a_moves, b_moves) = (sa & STILL == 0, sb & STILL == 0);
             let mut total = 0.0;
             for row in &mut self.rows[patch.first..patch.first + patch.count] {
                 let mut best = None;
@@ -787,27 +773,32 @@ impl Solver {
                 }
                 row.impulse = pn;
                 total += pn;
-                row.apply(bodies, a, b, pn);
+                row.apply_to(&mut va, &mut vb, a_moves, b_moves, pn);
             }
             let at = self.previous_patches.partition_point(|x| (x.a, x.b) < key);
-            let Some(old) = self.previous_patches.get(at).filter(|x| (x.a, x.b) == key) else {
-                continue;
-            };
-            let n = patch.normal;
-            let mut pt = old.tangential - old.tangential.dot(n) * n;
-            let limit = patch.friction * total;
-            if pt.length() > limit {
-                pt *= limit / pt.length();
+            if let Some(old) = self.previous_patches.get(at).filter(|x| (x.a, x.b) == key) {
+                let n = patch.normal;
+                let mut pt = old.tangential - old.tangential.dot(n) * n;
+                let limit = patch.friction * total;
+                if pt.length() > limit {
+                    pt *= limit / pt.length();
+                }
+                let tw_limit = patch.friction * patch.radius * total;
+                let tw = if patch.twist_inv > 0.0 {
+                    old.twist.clamp(-tw_limit, tw_limit)
+                } else {
+                    0.0
+                };
+                patch.tangential = pt;
+                patch.twist = tw;
+                patch.apply_to(&mut va, &mut vb, a_moves, b_moves, pt, tw);
             }
-            let tw_limit = patch.friction * patch.radius * total;
-            let tw = if patch.twist_inv > 0.0 {
-                old.twist.clamp(-tw_limit, tw_limit)
-            } else {
-                0.0
-            };
-            patch.tangential = pt;
-            patch.twist = tw;
-            patch.apply(bodies, pt, tw);
+            if a_moves {
+                self.moving[sa as usize] = va;
+            }
+            if b_moves {
+                self.moving[sb as usize] = vb;
+            }
         }
     }
 }
