@@ -48,6 +48,8 @@ fn integrate_one(ix: u32) {
         bodies[ix] = b;
         return;
     }
+    // The own box described the body at its old time and pose.
+    b.has_own_box = 0u;
     if b.motion == MOTION_KINEMATIC {
         b.position = b.position + b.velocity * dt;
         b.orientation = normalize(quat_mul(quat_exp(b.angular_velocity, dt), b.orientation));

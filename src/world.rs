@@ -265,6 +265,9 @@ pub struct StageTimes {
     pub broad_phase: f64,
     /// The event loop: heap pops, distances, collision response, re-bounding.
     pub event_loop: f64,
+    /// Of `broad_phase`, the time inside the data-parallel stages' frame call (upload,
+    /// dispatches, waiting, readback; 0 on the host path): what the GPU costs the host.
+    pub frame_stages: f64,
     /// Advancing every body to the frame time at frame ends.
     pub sync: f64,
 }
@@ -1048,9 +1051,10 @@ impl World {
 
     /// Seeds the heap for frame [t0, t1] from the data-parallel stages. Every body is at t0, so
     /// the stage bodies are given time 0 = frame start (f32 times stay exact). The stages' boxes
-    /// are bounding-sphere boxes (padded, so they stay conservative); the host keeps, of their
-    /// pairs, those whose own tighter f64 boxes ([`Self::body_box`]) overlap, and a grid of those
-    /// boxes for the queries after events, so both paths seed and query the same pairs.
+    /// are the f32 twins of [`Self::body_box`] (each awake dynamic body's own box is passed in,
+    /// rounded outwards) padded by ε/2 and rounding, so they contain the host's; the host keeps,
+    /// of their pairs, those whose own f64 boxes overlap, and a grid of those boxes for the
+    /// queries after events, so both paths seed and query the same pairs.
     fn seed_frame_with_stages(&mut self, t0: f64, t1: f64) -> Result<(), SimError> {
         let mut bodies = std::mem::take(&mut self.stage_bodies);
         bodies.clear();
@@ -1068,6 +1072,22 @@ impl World {
                 0.0
             };
             let q = b.orientation;
+            // f64 → f32 rounded outwards (down / up), for the bounds that must stay conservative.
+            let down = |x: f64| (x - x.abs() * 1e-6 - 1e-9) as f32;
+            let up = |x: f64| (x + x.abs() * 1e-6 + 1e-9) as f32;
+            // The own box, as in `body_box`, for the awake dynamic bodies.
+            let (own_min, own_max, has_own_box) =
+                if motion == stages::MOTION_DYNAMIC && b.bounding_radius.is_finite() {
+                    let (min, max) = b.collider.aabb(&b.pose());
+                    let (lo, hi) = (min - b.position, max - b.position);
+                    (
+                        [down(lo.x), down(lo.y), down(lo.z)],
+                        [up(hi.x), up(hi.y), up(hi.z)],
+                        1,
+                    )
+                } else {
+                    ([0.0; 3], [0.0; 3], 0)
+                };
             bodies.push(StageBody {
                 position: b.position.as_vec3().to_array(),
                 time: 0.0,
@@ -1075,9 +1095,13 @@ impl World {
                 velocity: b.velocity.as_vec3().to_array(),
                 bounding_radius: (radius * (1.0 + 1e-6)) as f32,
                 angular_velocity: b.angular_velocity.as_vec3().to_array(),
-                rotation_radius: b.rotation_radius as f32,
+                rotation_radius: up(b.rotation_radius),
                 inv_inertia: b.inv_inertia.as_vec3().to_array(),
                 motion,
+                own_min,
+                max_angular_speed: up(b.max_angular_speed),
+                own_max,
+                has_own_box,
             });
             if motion == stages::MOTION_FIXED || !b.bounding_radius.is_finite() {
                 // Exact boxes for fixed bodies (a floor's bounding sphere would be useless),
@@ -1108,9 +1132,11 @@ impl World {
         let g = self.gravity.as_vec3().to_array();
         let params = FrameParams::new(g, 0.0, (t1 - t0) as f32, self.epsilon as f32);
         let stages = self.stages.as_mut().expect("stages set");
+        let clock = std::time::Instant::now();
         let out = stages
             .frame(&mut bodies, &overrides, &params)
             .map_err(|e| SimError::Stage(e.to_string()))?;
+        self.stage_times.frame_stages += clock.elapsed().as_secs_f64();
         self.stage_bodies = bodies;
         // The host's own f64 boxes for the per-event queries (the same as on the host path,
         // so a query after an event finds the same neighbours on both paths: the f32 boxes are
@@ -1131,8 +1157,8 @@ impl World {
         }
         for pb in &out.bounds {
             let (a, b) = (pb.a as usize, pb.b as usize);
-            // The stages' boxes are the bounding spheres' (padded): their pairs include every
-            // pair of the host's tighter boxes, which keep exactly the host path's pairs.
+            // The stages' boxes contain the host's (padded by ε/2 and rounding): their pairs
+            // include every pair of the host's boxes, which keep exactly the host path's pairs.
             if !self.boxes[a].overlaps(&self.boxes[b]) || !self.pair_matters(a, b) {
                 continue;
             }
@@ -1302,7 +1328,8 @@ impl World {
     /// their intersection does). A cube's own box is 1.0–1.7 m wide where its sphere's is
     /// 1.73 m, so in a pile it meets about a third as many neighbours, and each neighbour costs
     /// a bound at every step start and after every impulse. (The data-parallel stages compute
-    /// the sphere boxes; the host keeps, of their pairs, those whose boxes here overlap.)
+    /// the same boxes in f32, padded; the host keeps, of their pairs, those whose boxes here
+    /// overlap.)
     fn body_box(&self, i: usize, dt: f64) -> Aabb {
         let sphere = self.sphere_box(i, dt);
         let b = &self.bodies[i];

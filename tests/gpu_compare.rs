@@ -19,7 +19,7 @@ mod reference;
 use glam::DVec3;
 use parry3d_f64::math::{Pose, Vector};
 use parry3d_f64::shape::Cuboid;
-use reference::{centre_at, first_touch, orientation_at, sphere_distance};
+use reference::{centre_at, first_touch, orientation_at, sphere_distance, v64};
 use std::sync::{Mutex, OnceLock};
 use tumble::gpu::GpuStages;
 use tumble::stages::scene::random_scene;
@@ -207,15 +207,23 @@ fn swept_aabb_matches_twin_and_contains_the_motion() {
         assert_boxes_close(&g, &cpu, n);
         let skip = overrides.len(); // the host's floor box is the host's business
         for (i, (bx, b)) in g.iter().zip(&bodies).enumerate().skip(skip) {
-            let grow = b.bounding_radius as f64 + 0.5 * params.epsilon as f64;
+            // Without an own box: the sphere around the centre; with one: at least the own box
+            // carried along the path (the rotation's growth is checked in tests/stages_cpu.rs).
+            let (lo, hi) = if b.has_own_box != 0 {
+                (v64(b.own_min), v64(b.own_max))
+            } else {
+                let r = b.bounding_radius as f64;
+                (DVec3::splat(-r), DVec3::splat(r))
+            };
+            let pad = 0.5 * params.epsilon as f64;
             for k in 0..=16 {
                 let t = params.frame_period as f64 * k as f64 / 16.0;
                 let c = centre_at(&params, b, t);
                 for axis in 0..3 {
                     assert!(
-                        (bx.min[axis] as f64) <= c[axis] - grow
-                            && c[axis] + grow <= bx.max[axis] as f64,
-                        "n={n} body {i} t={t}: centre {c} not inside {bx:?}"
+                        (bx.min[axis] as f64) <= c[axis] + lo[axis] - pad
+                            && c[axis] + hi[axis] + pad <= bx.max[axis] as f64,
+                        "n={n} body {i} t={t}: centre {c} + [{lo}, {hi}] not inside {bx:?}"
                     );
                 }
             }
@@ -327,6 +335,7 @@ fn pair_bounds_stay_below_cuboid_distances() {
                 rotation_radius: r,
                 inv_inertia: [1.0; 3],
                 motion: if rng.random_range(0..4) == 0 { 1 } else { 0 },
+                ..Default::default()
             });
             halves.push(h);
         }

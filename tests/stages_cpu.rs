@@ -7,7 +7,7 @@ mod reference;
 
 use glam::{DQuat, DVec3};
 use proptest::prelude::*;
-use reference::{centre_at, first_touch, sphere_distance, v64};
+use reference::{centre_at, first_touch, orientation_at, sphere_distance, v64};
 use tumble::stages::broad_phase::{broad_phase, broad_phase_prepare};
 use tumble::stages::integrate::integrate;
 use tumble::stages::pair_bounds::pair_bounds;
@@ -41,6 +41,9 @@ fn swept_boxes_contain_sampled_positions_with_radius() {
         let boxes = swept_aabb(&params, &bodies, &[]);
         for (i, (bx, b)) in boxes.iter().zip(&bodies).enumerate() {
             assert_eq!(bx.motion, b.motion);
+            if b.has_own_box != 0 {
+                continue; // tighter than the sphere: the next test
+            }
             let grow = b.bounding_radius as f64 + 0.5 * params.epsilon as f64;
             let g = params.gravity[2] as f64;
             let s0 = (params.frame_start - b.time) as f64;
@@ -63,6 +66,83 @@ fn swept_boxes_contain_sampled_positions_with_radius() {
             }
         }
     }
+}
+
+/// A body's own box at its time, carried along its path and grown by its rotation bound, holds
+/// every vertex of the cuboid it came from (padded by ε/2) at every sampled time of the frame,
+/// and the result is never wider than the bounding sphere's box.
+#[test]
+fn own_boxes_contain_the_turning_cuboid_and_stay_inside_the_sphere_box() {
+    use rand::SeedableRng;
+    use tumble::stages::scene::{cuboid_half_extents, own_box_extent};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+    let mut checked = 0;
+    for (n, offset) in [(500, 0.0f32), (500, 5000.0)] {
+        let (mut bodies, mut params) = random_scene(n, 3);
+        params.frame_period = 0.05; // long enough for rotation to matter
+        let mut halves = Vec::new();
+        for b in &mut bodies {
+            b.position[1] -= offset;
+            let half = cuboid_half_extents(&mut rng, b.bounding_radius);
+            if b.has_own_box != 0 {
+                let e = own_box_extent(b.orientation, half);
+                b.own_min = e.map(|x| -x);
+                b.own_max = e;
+            }
+            halves.push(v64(half));
+        }
+        let spheres: Vec<Aabb> = {
+            let plain: Vec<StageBody> = bodies
+                .iter()
+                .map(|b| StageBody {
+                    has_own_box: 0,
+                    ..*b
+                })
+                .collect();
+            swept_aabb(&params, &plain, &[])
+        };
+        let boxes = swept_aabb(&params, &bodies, &[]);
+        for (i, b) in bodies.iter().enumerate() {
+            let (bx, sphere) = (&boxes[i], &spheres[i]);
+            for k in 0..3 {
+                assert!(
+                    sphere.min[k] <= bx.min[k] && bx.max[k] <= sphere.max[k],
+                    "body {i}"
+                );
+            }
+            if b.has_own_box == 0 {
+                assert_eq!(bx, sphere, "body {i}");
+                continue;
+            }
+            checked += 1;
+            let pad = 0.5 * params.epsilon as f64;
+            for step in 0..=40 {
+                let t = params.frame_period as f64 * step as f64 / 40.0;
+                let q = orientation_at(&params, b, t);
+                let c = centre_at(&params, b, t);
+                for corner in 0..8 {
+                    let sign = DVec3::new(
+                        if corner & 1 == 0 { -1.0 } else { 1.0 },
+                        if corner & 2 == 0 { -1.0 } else { 1.0 },
+                        if corner & 4 == 0 { -1.0 } else { 1.0 },
+                    );
+                    let v = c + q * (sign * halves[i]);
+                    for k in 0..3 {
+                        assert!(
+                            bx.min[k] as f64 <= v[k] - pad && v[k] + pad <= bx.max[k] as f64,
+                            "body {i} at t={t}: vertex {v} ± {pad} not inside {bx:?}"
+                        );
+                    }
+                }
+            }
+        }
+        // The own boxes must also be tighter for most bodies, or they would not be worth it.
+        let tighter = (0..bodies.len())
+            .filter(|&i| bodies[i].has_own_box != 0 && boxes[i] != spheres[i])
+            .count();
+        assert!(tighter * 2 > bodies.iter().filter(|b| b.has_own_box != 0).count());
+    }
+    assert!(checked > 200, "{checked}");
 }
 
 #[test]

@@ -97,6 +97,13 @@ fn shared_struct_layouts_match() {
             ("rotation_radius", offset_of!(StageBody, rotation_radius)),
             ("inv_inertia", offset_of!(StageBody, inv_inertia)),
             ("motion", offset_of!(StageBody, motion)),
+            ("own_min", offset_of!(StageBody, own_min)),
+            (
+                "max_angular_speed",
+                offset_of!(StageBody, max_angular_speed),
+            ),
+            ("own_max", offset_of!(StageBody, own_max)),
+            ("has_own_box", offset_of!(StageBody, has_own_box)),
         ],
     );
     check(

@@ -23,6 +23,10 @@ struct StageBody {
     rotation_radius: f32,
     inv_inertia: vec3<f32>,       // principal, body frame; 0 = infinite
     motion: u32,
+    own_min: vec3<f32>,           // own box at `time`, relative to position (if has_own_box)
+    max_angular_speed: f32,       // bound on |angular velocity| over the frame
+    own_max: vec3<f32>,
+    has_own_box: u32,             // 1: own_min/own_max/max_angular_speed are valid
 }
 
 struct FrameParams {

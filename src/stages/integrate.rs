@@ -56,6 +56,8 @@ pub fn integrate_one(ix: usize, params: &FrameParams, bodies: &[StageBody]) -> S
     if b.motion == MOTION_FIXED || dt == 0.0 {
         return b;
     }
+    // The own box described the body at its old time and pose.
+    b.has_own_box = 0;
     let position = Vec3::from(b.position);
     let velocity = Vec3::from(b.velocity);
     let omega = Vec3::from(b.angular_velocity);

@@ -52,7 +52,7 @@ pub const ROUND_REL: f32 = 1.0 / 1_048_576.0;
 /// infinities in WGSL (where implementations may assume they do not occur).
 pub const TOI_NONE: f32 = f32::MAX;
 
-/// One body as the stages see it: 80 bytes, f32, packed as vec3 + scalar so WGSL's 16-byte vec3
+/// One body as the stages see it: 112 bytes, f32, packed as vec3 + scalar so WGSL's 16-byte vec3
 /// alignment adds no hidden padding. Keep in sync with `StageBody` in `shaders/shared/body.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
@@ -77,6 +77,19 @@ pub struct StageBody {
     pub inv_inertia: [f32; 3],
     /// [`MOTION_DYNAMIC`], [`MOTION_FIXED`] or [`MOTION_KINEMATIC`].
     pub motion: u32,
+    /// Lower corner of the body's own axis-aligned box at `time`, relative to `position` (m);
+    /// read only when `has_own_box` is 1. The host rounds it outwards to f32.
+    pub own_min: [f32; 3],
+    /// Bound on the angular speed over the frame (rad/s; the host's torque-free bound, rounded
+    /// up): with `rotation_radius`, how far rotation can move the own box's faces.
+    pub max_angular_speed: f32,
+    /// Upper corner of the own box at `time`, relative to `position` (m).
+    pub own_max: [f32; 3],
+    /// 1 when `own_min`/`own_max`/`max_angular_speed` describe the body at `time` (then the
+    /// swept box is the own box carried along the path, cut to the sphere's box: see
+    /// [`swept_aabb`]); 0 for the bounding-sphere box alone. [`integrate`] clears it when it
+    /// moves a body to another time (the box no longer describes the body there).
+    pub has_own_box: u32,
 }
 
 /// Per-frame constants, one uniform for every stage. 48 bytes. Keep in sync with `FrameParams` in

@@ -2,7 +2,7 @@
 //! `benchmark/` scenes are, so the numbers are comparable).
 
 use super::{FrameParams, StageBody, MOTION_DYNAMIC, MOTION_FIXED, MOTION_KINEMATIC};
-use glam::Vec4;
+use glam::{DQuat, DVec3, Vec3, Vec4};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -15,12 +15,16 @@ pub fn scene_params() -> FrameParams {
 /// `n` bodies scattered in a cube of side 2 n^⅓ m (about one body per 8 m³, a few neighbours
 /// each): radii 0.1–0.6 m, speeds up to ~5 m/s, spins up to ~8 rad/s, times up to one frame
 /// before the frame start; 80 % dynamic (half of them with unequal principal moments), 10 %
-/// kinematic, 10 % fixed. With `n >= 8`, body 0 is a fixed "floor" whose bounding sphere is as
+/// kinematic, 10 % fixed. The moving bodies of equal principal moments are cuboids (constant
+/// angular velocity, so their vertices are easy to follow in tests) and carry their own box
+/// ([`StageBody::has_own_box`]): a cuboid whose half-diagonal is 0.999 × its radius, with random
+/// proportions from a second generator (so the other bodies are the same as without boxes). With `n >= 8`, body 0 is a fixed "floor" whose bounding sphere is as
 /// wide as the scene and reaches z = 0.5, so it overlaps the bottom layer and exercises the broad
 /// phase's large-box path.
 pub fn random_scene(n: usize, seed: u64) -> (Vec<StageBody>, FrameParams) {
     let params = scene_params();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut box_rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0b0c_5eed);
     let side = 2.0 * (n.max(1) as f32).cbrt();
     let bodies = (0..n)
         .map(|i| {
@@ -61,7 +65,7 @@ pub fn random_scene(n: usize, seed: u64) -> (Vec<StageBody>, FrameParams) {
             } else {
                 [0; 3].map(|_| rng.random_range(0.5..5.0f32) / (radius * radius))
             };
-            StageBody {
+            let mut body = StageBody {
                 position,
                 time: -rng.random_range(0.0..params.frame_period),
                 orientation: q.into(),
@@ -71,8 +75,37 @@ pub fn random_scene(n: usize, seed: u64) -> (Vec<StageBody>, FrameParams) {
                 rotation_radius: radius,
                 inv_inertia,
                 motion,
+                ..Default::default()
+            };
+            if spherical && motion != MOTION_FIXED {
+                let half = cuboid_half_extents(&mut box_rng, radius);
+                let extent = own_box_extent(body.orientation, half);
+                body.own_min = extent.map(|e| -e);
+                body.own_max = extent;
+                let w = Vec3::from(angular_velocity).as_dvec3().length();
+                body.max_angular_speed = (w * (1.0 + 1e-6)) as f32;
+                body.has_own_box = 1;
             }
+            body
         })
         .collect();
     (bodies, params)
+}
+
+/// Half extents of a cuboid of random proportions whose half-diagonal is 0.999 × `radius`.
+pub fn cuboid_half_extents(rng: &mut ChaCha8Rng, radius: f32) -> [f32; 3] {
+    let u = Vec3::from([0; 3].map(|_| rng.random_range(0.2..1.0f32)));
+    (u.normalize() * (0.999 * radius)).into()
+}
+
+/// Half-widths of the axis-aligned box of a cuboid with half extents `half` turned by
+/// quaternion `q` (x, y, z, w): |R|·h per axis, in f64 and rounded up to f32.
+pub fn own_box_extent(q: [f32; 4], half: [f32; 3]) -> [f32; 3] {
+    let q = DQuat::from_xyzw(q[0].into(), q[1].into(), q[2].into(), q[3].into()).normalize();
+    let h = Vec3::from(half).as_dvec3();
+    let axes = [q * DVec3::X, q * DVec3::Y, q * DVec3::Z];
+    [0, 1, 2].map(|k| {
+        let e = axes[0][k].abs() * h.x + axes[1][k].abs() * h.y + axes[2][k].abs() * h.z;
+        (e * (1.0 + 1e-6) + 1e-9) as f32
+    })
 }

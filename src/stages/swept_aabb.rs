@@ -11,6 +11,12 @@
 //! than ε apart, the host's contact tolerance — plus [`ROUND_REL`] of the magnitudes involved, so
 //! the f32 box contains the exact one.
 //!
+//! Where the host gives the body's own box at `time` ([`StageBody::has_own_box`]), the swept box
+//! is also cut to that box carried along the same path and grown by `rotation_radius ×
+//! max_angular_speed × s_max` — the furthest rotation can move any face since `time` — padded the
+//! same way. A cube's own box is 1.0–1.7 m wide where its sphere's is 1.73 m, so in a pile it meets
+//! about a third as many neighbours (the host's `World::body_box` is the f64 version).
+//!
 //! Fixed bodies get the bounding sphere's box. The host may pass exact boxes ([`BoxOverride`],
 //! meant for fixed bodies such as a floor whose bounding sphere is much larger than the floor);
 //! they replace the computed box after the main pass.
@@ -59,6 +65,15 @@ pub fn swept_aabb_one(ix: usize, params: &FrameParams, bodies: &[StageBody]) -> 
             b.bounding_radius + 0.5 * params.epsilon + ROUND_REL * (magnitude + params.epsilon);
         lo[k] = l - pad;
         hi[k] = h + pad;
+        if b.has_own_box != 0 {
+            // The own box carried along the path, grown by the most rotation can move a face
+            // since `time`, then cut to the sphere's box (both contain the body).
+            let turn = b.rotation_radius * b.max_angular_speed * s_max;
+            let own_pad =
+                turn + 0.5 * params.epsilon + ROUND_REL * (magnitude + params.epsilon + turn);
+            lo[k] = lo[k].max(l + b.own_min[k] - own_pad);
+            hi[k] = hi[k].min(h + b.own_max[k] + own_pad);
+        }
     }
     Aabb::new(lo, hi, b.motion)
 }
