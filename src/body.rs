@@ -14,6 +14,7 @@ use glam::{DMat3, DQuat, DVec3};
 pub const MAX_BOUND_VERTICES: usize = 16;
 
 /// One rigid body.
+#[derive(Clone)]
 pub struct Body {
     /// Unique name from the scene.
     pub name: String,
@@ -229,5 +230,65 @@ impl Body {
         self.rest_anchor = (self.position, self.orientation, t);
         self.version = self.version.wrapping_add(1);
         self.refresh_bounds();
+    }
+}
+
+/// The part of a body's state that the event loop changes (the rest is fixed at creation): a
+/// snapshot to put a body back as it was (see `World`'s parallel event loop).
+#[derive(Clone, Copy)]
+pub struct BodyHot {
+    time: f64,
+    position: DVec3,
+    orientation: DQuat,
+    velocity: DVec3,
+    angular_velocity: DVec3,
+    version: u32,
+    max_angular_speed: f64,
+    asleep: bool,
+    rest_anchor: (DVec3, DQuat, f64),
+    supported_at: f64,
+}
+
+impl Body {
+    /// Snapshot of the state the event loop changes.
+    pub fn hot(&self) -> BodyHot {
+        BodyHot {
+            time: self.time,
+            position: self.position,
+            orientation: self.orientation,
+            velocity: self.velocity,
+            angular_velocity: self.angular_velocity,
+            version: self.version,
+            max_angular_speed: self.max_angular_speed,
+            asleep: self.asleep,
+            rest_anchor: self.rest_anchor,
+            supported_at: self.supported_at,
+        }
+    }
+
+    /// Puts back the state of a snapshot taken with [`Body::hot`].
+    pub fn restore(&mut self, hot: &BodyHot) {
+        let BodyHot {
+            time,
+            position,
+            orientation,
+            velocity,
+            angular_velocity,
+            version,
+            max_angular_speed,
+            asleep,
+            rest_anchor,
+            supported_at,
+        } = *hot;
+        self.time = time;
+        self.position = position;
+        self.orientation = orientation;
+        self.velocity = velocity;
+        self.angular_velocity = angular_velocity;
+        self.version = version;
+        self.max_angular_speed = max_angular_speed;
+        self.asleep = asleep;
+        self.rest_anchor = rest_anchor;
+        self.supported_at = supported_at;
     }
 }

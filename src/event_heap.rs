@@ -75,6 +75,10 @@ impl EventHeap {
     pub fn clear(&mut self) {
         self.heap.clear();
     }
+    /// Every entry, in no particular order.
+    pub fn events(&self) -> impl Iterator<Item = &PairEvent> {
+        self.heap.iter()
+    }
     /// Number of entries, stale ones included.
     pub fn len(&self) -> usize {
         self.heap.len()

@@ -28,6 +28,12 @@ impl Aabb {
         self.min.cmple(other.max).all() && other.min.cmple(self.max).all()
     }
 
+    /// True if `other` lies inside this box (closed boxes).
+    #[inline]
+    pub fn contains(&self, other: &Aabb) -> bool {
+        self.min.cmple(other.min).all() && other.max.cmple(self.max).all()
+    }
+
     /// The box grown by `r` on every side.
     pub fn grown(&self, r: f64) -> Aabb {
         Aabb {

@@ -36,7 +36,7 @@
 //! faster than a resting contact stay events with their restitution, and every pair keeps its
 //! conservative bound, so nothing tunnels or sinks past ε_c in either mode.
 
-use crate::body::Body;
+use crate::body::{Body, BodyHot};
 use crate::broad_phase::BroadPhase;
 use crate::collision_impulse::{
     collision_frame, collision_impulse, collision_matrix, ContactLaw, ImpulseKind,
@@ -52,6 +52,8 @@ use crate::stages::{self, BoxOverride, FrameParams, FrameStages, StageBody};
 use crate::swept_aabb::{swept_aabb, Aabb};
 use crate::toi_bound::{DistanceBound, EnvelopeBound, Extent};
 use glam::{DQuat, DVec3};
+
+mod islands;
 
 /// Fraction of ε_c a pair inside the contact band may close before it is measured again when no
 /// hop return can be bounded (see the module doc).
@@ -144,6 +146,66 @@ pub struct Counts {
     pub largest_island_sum: u64,
     /// Steps whose islands were counted (host broad phase only).
     pub island_steps: u64,
+    /// Steps whose event loop ran on threads, one group of islands each.
+    pub parallel_loops: u64,
+    /// Of those, the runs made void by a body leaving its island's limits and redone in one
+    /// loop (the results are the one loop's either way).
+    pub parallel_escapes: u64,
+}
+
+impl Counts {
+    /// Adds the event-loop counters of an island's world (all of them: the others are 0 there).
+    fn accumulate(&mut self, other: &Counts) {
+        // Destructured, so that a counter added later cannot be forgotten here.
+        let Counts {
+            collisions,
+            microcollisions,
+            toi_bounds,
+            heap_pops,
+            stale_pops,
+            distance_queries,
+            broad_phase_pairs,
+            unresolved_contacts,
+            band_steps,
+            sleeps,
+            wakes,
+            frames,
+            contact_steps,
+            resting_contacts,
+            contact_iterations,
+            held_resolutions,
+            kept_bounds,
+            axis_bounds,
+            largest_island,
+            largest_island_sum,
+            island_steps,
+            parallel_loops,
+            parallel_escapes,
+        } = *other;
+        self.collisions += collisions;
+        self.microcollisions += microcollisions;
+        self.toi_bounds += toi_bounds;
+        self.heap_pops += heap_pops;
+        self.stale_pops += stale_pops;
+        self.distance_queries += distance_queries;
+        self.broad_phase_pairs += broad_phase_pairs;
+        self.unresolved_contacts += unresolved_contacts;
+        self.band_steps += band_steps;
+        self.sleeps += sleeps;
+        self.wakes += wakes;
+        self.frames += frames;
+        self.contact_steps += contact_steps;
+        self.resting_contacts += resting_contacts;
+        self.contact_iterations += contact_iterations;
+        self.held_resolutions += held_resolutions;
+        self.kept_bounds += kept_bounds;
+        self.axis_bounds += axis_bounds;
+        self.largest_island = self.largest_island.max(largest_island);
+        self.largest_island_sum += largest_island_sum;
+        self.island_steps += island_steps;
+        self.parallel_loops += parallel_loops;
+        self.parallel_escapes += parallel_escapes;
+    }
 }
 
 /// A failure during simulation.
@@ -232,6 +294,16 @@ pub struct World {
     /// Union–find buffers for [`World::note_islands`].
     island_parent: Vec<u32>,
     island_size: Vec<u32>,
+    /// Whether a step's event loop may run on threads, one group of islands each.
+    parallel_islands: bool,
+    /// Scale of the margin by which an island's limits exceed its bodies' swept boxes.
+    island_margin: f64,
+    /// Buffers and the pool of island worlds of the parallel event loop.
+    islands: islands::IslandScratch,
+    /// In an island's world: per body, the box it must stay inside (empty elsewhere).
+    limits: Vec<Aabb>,
+    /// In an island's world: a body's box left its limit, so the run is void.
+    escaped: bool,
 }
 
 /// Proximity of two bodies at their current poses ([`proximity`] on their colliders).
@@ -447,6 +519,11 @@ impl World {
             island_size: Vec::new(),
             velocities_before: Vec::new(),
             pushed: Vec::new(),
+            parallel_islands: true,
+            island_margin: 1.0,
+            islands: Default::default(),
+            limits: Vec::new(),
+            escaped: false,
         };
         world.check_initial_overlaps(scene)?;
         Ok(world)
@@ -609,18 +686,10 @@ impl World {
         self.earlier_bounds.clear();
         let clock = self.lap(clock, |s| &mut s.broad_phase);
 
-        // The event loop.
-        while let Some(ev) = self.heap.pop_before(t1) {
-            self.counts.heap_pops += 1;
-            let (a, b) = (ev.a as usize, ev.b as usize);
-            if self.bodies[a].version != ev.version_a || self.bodies[b].version != ev.version_b {
-                self.counts.stale_pops += 1;
-                continue;
-            }
-            let t = ev.time;
-            self.bodies[a].advance_to(t, self.gravity);
-            self.bodies[b].advance_to(t, self.gravity);
-            self.process_pair(a, b, t)?;
+        // The event loop: on threads, one group of islands each, where the step splits into
+        // islands that cannot meet (see `islands`); else, or if a body left its island, here.
+        if !self.parallel_event_loop(t0, t1)? {
+            self.run_event_loop(t1)?;
         }
         self.heap.clear();
         let clock = self.lap(clock, |s| &mut s.event_loop);
@@ -635,6 +704,40 @@ impl World {
         self.time = t1;
         self.lap(clock, |s| &mut s.sync);
         Ok(())
+    }
+
+    /// Pops and processes the heap's events before `t1` in time order (§3.1). In an island's
+    /// world, stops early once a body's box left its island's limits (`escaped`).
+    fn run_event_loop(&mut self, t1: f64) -> Result<(), SimError> {
+        while let Some(ev) = self.heap.pop_before(t1) {
+            self.counts.heap_pops += 1;
+            let (a, b) = (ev.a as usize, ev.b as usize);
+            if self.bodies[a].version != ev.version_a || self.bodies[b].version != ev.version_b {
+                self.counts.stale_pops += 1;
+                continue;
+            }
+            let t = ev.time;
+            self.bodies[a].advance_to(t, self.gravity);
+            self.bodies[b].advance_to(t, self.gravity);
+            self.process_pair(a, b, t)?;
+            if self.escaped {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Body `i`'s swept box changed mid-step (an impulse, a wake-up): stores it and enters it in
+    /// the grid. In an island's world, a box that is not inside the body's limit could reach
+    /// another island: the island's run is then void (`escaped`).
+    fn set_box(&mut self, i: usize, bx: Aabb) {
+        if let Some(limit) = self.limits.get(i) {
+            if !limit.contains(&bx) {
+                self.escaped = true;
+            }
+        }
+        self.boxes[i] = bx;
+        self.broad.insert(i, &bx);
     }
 
     /// The contact step (every body at its start): finds the contact points that are resting
@@ -997,8 +1100,7 @@ impl World {
         }
         self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
         let bx = self.body_box(i, self.frame_end - t);
-        self.boxes[i] = bx;
-        self.broad.insert(i, &bx);
+        self.set_box(i, bx);
         let mut cand = std::mem::take(&mut self.candidates);
         self.broad.query(i, &bx, &self.boxes, &mut cand);
         for &j in &cand {
@@ -1040,6 +1142,19 @@ impl World {
     /// the exact distances and the collision response.
     pub fn set_frame_stages(&mut self, stages: Box<dyn FrameStages>) {
         self.stages = Some(stages);
+    }
+
+    /// Whether a step's event loop may run on threads, one group of islands each (default: on;
+    /// the results are the same either way, bit for bit: see `world/islands.rs`).
+    pub fn set_parallel_islands(&mut self, on: bool) {
+        self.parallel_islands = on;
+    }
+
+    /// Scales the margin by which an island's limits exceed its bodies' swept boxes (default
+    /// 1). Only the speed changes with it: 0 makes nearly every run void (each redone in one
+    /// loop), which the tests use to check that path.
+    pub fn set_island_margin(&mut self, scale: f64) {
+        self.island_margin = scale.max(0.0);
     }
 
     /// Name of the frame stages in use ("host" when none were set).
@@ -1283,8 +1398,7 @@ impl World {
         }
         for &k in &woken {
             let bx = self.body_box(k, self.frame_end - t);
-            self.boxes[k] = bx;
-            self.broad.insert(k, &bx);
+            self.set_box(k, bx);
         }
         for &k in &woken {
             let bx = self.boxes[k];
@@ -1911,8 +2025,7 @@ impl World {
         for &i in changed {
             self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
             let bx = self.body_box(i, self.frame_end - t);
-            self.boxes[i] = bx;
-            self.broad.insert(i, &bx);
+            self.set_box(i, bx);
         }
         // The colliding pair itself: positions are unchanged, so re-measure is cheap and exact.
         let d = self.measure(a, b);

@@ -5,6 +5,7 @@ mod common;
 mod closed_box;
 mod collisions;
 mod free_fall;
+mod islands;
 mod resting_constraints;
 mod rolling;
 mod slope;

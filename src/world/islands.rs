@@ -1,0 +1,439 @@
+//! The event loop on threads, one group of islands each.
+//!
+//! Bodies whose boxes cannot meet within a step cannot interact in it, so each connected group
+//! ("island") could run its own heap. But the swept boxes of the broad phase bound *ballistic*
+//! motion only: an impulse sends a body along a new path, whose box may reach a body of another
+//! island. So the islands here are built from *limits* — each moving body's swept box grown by
+//! a margin (as far as a reversal of its present motion could take it over the step, plus ε_c
+//! and g·h²) — and an island's run stays valid only while every box its bodies get after an
+//! impulse or a wake-up lies inside that body's limit ([`World::set_box`]). Limits of different
+//! islands do not overlap, so then no body of one island can come near a body of another, and
+//! each island's events are exactly those the one loop would have processed, in the same order:
+//! the heap orders equal times by body index, and the island worlds number their bodies in the
+//! world's order. A run in which any body leaves its limit is void: every body is put back as
+//! it was and the one loop runs the step (`Counts::parallel_escapes`). Either way the results
+//! are the one loop's, on any number of threads (tested bit for bit).
+//!
+//! An island's world holds its islands' moving bodies (moved in, not copied: each body is in one
+//! island), copies of the fixed bodies their limits touch, their heap entries, held pairs and
+//! last separating axes, renumbered in the world's order. Islands are grouped by their heap
+//! entries (largest first, each to the least loaded group), two groups per thread.
+
+use super::{Aabb, BodyHot, BroadPhase, Counts, Motion, PairEvent, SimError, World};
+use rayon::prelude::*;
+
+/// Below this many heap entries at a step start, the step stays in one loop.
+const MIN_PARALLEL_EVENTS: usize = 64;
+/// After a step whose events one island dominated, the steps planned again only after this many
+/// more (planning costs a grid over all limits: ~3 ms at 10 000 bodies).
+const PLAN_RETRY: u32 = 8;
+/// If one island holds more than this share of a step's heap entries, threads cannot gain
+/// much: the step stays in one loop.
+const MAX_ISLAND_SHARE: f64 = 0.75;
+/// Groups of islands per thread (more groups even out the load).
+const GROUPS_PER_THREAD: usize = 2;
+/// No group (an island without heap entries).
+const NONE: u32 = u32::MAX;
+
+/// Buffers of the parallel event loop, kept between steps.
+#[derive(Default)]
+pub(super) struct IslandScratch {
+    /// Per body: fixed (read while the members are moved out of the world).
+    fixed: Vec<bool>,
+    /// A grid over the limits.
+    grid: BroadPhase,
+    limits: Vec<Aabb>,
+    /// Union–find parents, then each body's island (its root).
+    root: Vec<u32>,
+    /// Pairs (a < b) of overlapping limits, at least one body not fixed.
+    pairs: Vec<(u32, u32)>,
+    candidates: Vec<u32>,
+    /// Heap entries per island (by root).
+    events: Vec<u32>,
+    /// Group of each island (by root), or `NONE`.
+    group_of: Vec<u32>,
+    groups: Vec<Group>,
+    /// One world per group.
+    worlds: Vec<World>,
+    /// Steps left before the next plan (see `PLAN_RETRY`).
+    skip: u32,
+}
+
+/// The bodies and pairs of one group of islands.
+#[derive(Default)]
+struct Group {
+    /// Indices in the world of the group's bodies, ascending: its islands' members and the
+    /// fixed bodies their limits touch. A body's index in the group's world is its position
+    /// here, so the group's world numbers them in the world's order.
+    bodies: Vec<usize>,
+    /// Pairs of overlapping limits in the group (world indices), for the last axes to copy.
+    pairs: Vec<(u32, u32)>,
+    /// The members' states before the run, to undo a void run.
+    hot: Vec<BodyHot>,
+    /// Heap entries of the group's islands.
+    load: u64,
+    /// Bodies to swap in where the members were moved out (any body will do: unused).
+    spares: Vec<crate::body::Body>,
+}
+
+fn find(parent: &mut [u32], mut i: u32) -> u32 {
+    while parent[i as usize] != i {
+        let up = parent[parent[i as usize] as usize];
+        parent[i as usize] = up;
+        i = up;
+    }
+    i
+}
+
+/// Position of world index `x` in a group's ascending list.
+fn local(bodies: &[usize], x: u32) -> Option<u32> {
+    bodies.binary_search(&(x as usize)).ok().map(|k| k as u32)
+}
+
+impl World {
+    /// Runs the step's event loop on threads, one group of islands each, if the step splits
+    /// into islands worth it; returns false if it did not (or the run was void), and the one
+    /// loop must run. See the module doc.
+    pub(super) fn parallel_event_loop(&mut self, t0: f64, t1: f64) -> Result<bool, SimError> {
+        if !self.parallel_islands
+            || !self.limits.is_empty()
+            || self.heap.len() < MIN_PARALLEL_EVENTS
+            || rayon::current_num_threads() < 2
+        {
+            return Ok(false);
+        }
+        let mut s = std::mem::take(&mut self.islands);
+        if s.skip > 0 {
+            s.skip -= 1;
+            self.islands = s;
+            return Ok(false);
+        }
+        let result = self.run_islands(&mut s, t0, t1);
+        self.islands = s;
+        result
+    }
+
+    fn run_islands(&mut self, s: &mut IslandScratch, t0: f64, t1: f64) -> Result<bool, SimError> {
+        let group_count = self.plan_groups(s, t1 - t0);
+        if group_count < 2 {
+            // One island dominates; it will for a while (a jam lasts): plan again later.
+            s.skip = PLAN_RETRY;
+        }
+        if group_count < 2 {
+            return Ok(false);
+        }
+        let fixed = |b: &crate::body::Body| b.motion == Motion::Fixed;
+        while s.worlds.len() < group_count {
+            s.worlds.push(self.blank_like());
+        }
+        // Move the members in (their places get spares), copy the fixed bodies, and give each
+        // world its boxes, limits, grid, held pairs and last axes.
+        let mut ready = true;
+        for (group, w) in s.groups.iter_mut().zip(&mut s.worlds).take(group_count) {
+            w.bodies.clear();
+            group.hot.clear();
+            for &x in &group.bodies {
+                if fixed(&self.bodies[x]) {
+                    w.bodies.push(self.bodies[x].clone());
+                } else {
+                    group.hot.push(self.bodies[x].hot());
+                    let spare = match group.spares.pop() {
+                        Some(b) => b,
+                        None => self.bodies[x].clone(),
+                    };
+                    w.bodies.push(std::mem::replace(&mut self.bodies[x], spare));
+                }
+            }
+            let m = group.bodies.len();
+            w.boxes.clear();
+            w.boxes.extend(group.bodies.iter().map(|&x| self.boxes[x]));
+            w.limits.clear();
+            w.limits.extend(group.bodies.iter().map(|&x| s.limits[x]));
+            let bodies = &w.bodies;
+            w.broad.reset(&w.boxes, |k| bodies[k].moves());
+            for k in 0..m {
+                w.broad.insert(k, &w.boxes[k]);
+            }
+            w.heap.clear();
+            w.held.clear();
+            w.held_by_body.resize_with(m, Vec::new);
+            w.held_by_body.truncate(m);
+            for (k, &x) in group.bodies.iter().enumerate() {
+                w.held_by_body[k].clear();
+                for &(p, q) in self.held_by_body.get(x).map_or(&[][..], |v| &v[..]) {
+                    match (local(&group.bodies, p), local(&group.bodies, q)) {
+                        (Some(lp), Some(lq)) => {
+                            w.held_by_body[k].push((lp, lq));
+                            w.held.insert((lp, lq));
+                        }
+                        // A fixed body's pairs with other islands' bodies (the local re-solves
+                        // never start from a fixed body, so its list need not be whole).
+                        _ if s.fixed[x] => {}
+                        // Cannot happen: a held pair's limits overlap, so it is in one island.
+                        _ => ready = false,
+                    }
+                }
+            }
+            w.last_axis.clear();
+            for &(a, b) in &group.pairs {
+                if let Some(&n) = self.last_axis.get(&(a, b)) {
+                    if let (Some(la), Some(lb)) = (local(&group.bodies, a), local(&group.bodies, b))
+                    {
+                        w.last_axis.insert((la, lb), n);
+                    }
+                }
+            }
+            w.later_bounds.clear();
+            w.resolves.clear();
+            w.counts = Counts::default();
+            w.max_penetration = 0.0;
+            w.escaped = false;
+            w.time = t0;
+            w.frame_end = t1;
+        }
+        // The heap entries, each to its island's world.
+        for ev in self.heap.events() {
+            // Moved-out members are spares now: read what they were from the scratch.
+            let owner = if s.fixed[ev.a as usize] { ev.b } else { ev.a };
+            let g = s.group_of[s.root[owner as usize] as usize];
+            if g == NONE {
+                ready = false; // cannot happen: every island with entries has a group
+                continue;
+            }
+            let group = &s.groups[g as usize];
+            match (local(&group.bodies, ev.a), local(&group.bodies, ev.b)) {
+                (Some(la), Some(lb)) => s.worlds[g as usize].heap.push(PairEvent {
+                    a: la,
+                    b: lb,
+                    ..*ev
+                }),
+                _ => ready = false,
+            }
+        }
+        let results: Vec<Result<(), SimError>> = if ready {
+            s.worlds[..group_count]
+                .par_iter_mut()
+                .map(|w| w.run_event_loop(t1))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let void = !ready
+            || results.iter().any(Result::is_err)
+            || s.worlds[..group_count].iter().any(|w| w.escaped);
+        // Move the members back (updated, or as they were if the run is void).
+        for (group, w) in s.groups.iter_mut().zip(&mut s.worlds).take(group_count) {
+            let mut hot = group.hot.iter();
+            for (k, &x) in group.bodies.iter().enumerate() {
+                if fixed(&w.bodies[k]) {
+                    continue;
+                }
+                std::mem::swap(&mut self.bodies[x], &mut w.bodies[k]);
+                let before = hot.next().expect("a snapshot per member");
+                if void {
+                    self.bodies[x].restore(before);
+                } else {
+                    self.boxes[x] = w.boxes[k];
+                }
+            }
+            group.spares.append(&mut w.bodies);
+        }
+        if void {
+            self.counts.parallel_escapes += 1;
+            return Ok(false);
+        }
+        for (group, w) in s.groups.iter().zip(&s.worlds).take(group_count) {
+            self.counts.accumulate(&w.counts);
+            self.max_penetration = self.max_penetration.max(w.max_penetration);
+            let at = |k: u32| group.bodies[k as usize] as u32;
+            for (&(la, lb), &n) in &w.last_axis {
+                self.last_axis.insert((at(la), at(lb)), n);
+            }
+            for (&(la, lb), ev) in &w.later_bounds {
+                let (a, b) = (at(la), at(lb));
+                self.later_bounds.insert((a, b), PairEvent { a, b, ..*ev });
+            }
+        }
+        self.counts.parallel_loops += 1;
+        Ok(true)
+    }
+
+    /// Limits, islands and groups for a step of length `h` (bodies at its start, heap seeded);
+    /// returns the number of groups (< 2: not worth threads).
+    fn plan_groups(&mut self, s: &mut IslandScratch, h: f64) -> usize {
+        let n = self.bodies.len();
+        let fixed = |b: &crate::body::Body| b.motion == Motion::Fixed;
+        // A body's limit: its swept box grown by as far as a reversal of its present motion
+        // could take it over the step, plus ε_c and g·h² (scaled by `island_margin`).
+        let g = self.gravity.length();
+        s.fixed.clear();
+        s.fixed.extend(self.bodies.iter().map(fixed));
+        s.limits.clear();
+        for (b, bx) in self.bodies.iter().zip(&self.boxes) {
+            if fixed(b) {
+                s.limits.push(*bx);
+            } else {
+                let speed = b.velocity.length() + b.rotation_radius * b.max_angular_speed;
+                let margin = 2.0 * h * speed + self.epsilon + g * h * h;
+                s.limits.push(bx.grown(self.island_margin * margin));
+            }
+        }
+        // Islands: moving and sleeping bodies joined through overlapping limits.
+        let bodies = &self.bodies;
+        s.grid.reset(&s.limits, |i| !fixed(&bodies[i]));
+        for i in 0..n {
+            s.grid.insert(i, &s.limits[i]);
+        }
+        s.root.clear();
+        s.root.extend(0..n as u32);
+        s.pairs.clear();
+        let mut cand = std::mem::take(&mut s.candidates);
+        for i in 0..n {
+            if fixed(&self.bodies[i]) {
+                continue;
+            }
+            s.grid.query(i, &s.limits[i], &s.limits, &mut cand);
+            for &j in &cand {
+                let j_fixed = fixed(&self.bodies[j as usize]);
+                if !j_fixed && (j as usize) < i {
+                    continue; // found from j's side
+                }
+                s.pairs.push(((i as u32).min(j), (i as u32).max(j)));
+                if !j_fixed {
+                    let (ri, rj) = (find(&mut s.root, i as u32), find(&mut s.root, j));
+                    if ri != rj {
+                        s.root[ri.max(rj) as usize] = ri.min(rj);
+                    }
+                }
+            }
+        }
+        s.candidates = cand;
+        for i in 0..n as u32 {
+            let r = find(&mut s.root, i);
+            s.root[i as usize] = r;
+        }
+        // Heap entries per island; one island with most of them is not worth threads.
+        s.events.clear();
+        s.events.resize(n, 0);
+        let mut total = 0u64;
+        for ev in self.heap.events() {
+            let owner = if fixed(&self.bodies[ev.a as usize]) {
+                ev.b
+            } else {
+                ev.a
+            };
+            s.events[s.root[owner as usize] as usize] += 1;
+            total += 1;
+        }
+        let mut islands: Vec<(u32, u32)> = (0..n as u32)
+            .filter(|&r| s.events[r as usize] > 0)
+            .map(|r| (s.events[r as usize], r))
+            .collect();
+        let largest = islands.iter().map(|e| e.0).max().unwrap_or(0);
+        if islands.len() < 2 || largest as f64 > MAX_ISLAND_SHARE * total as f64 {
+            return 0;
+        }
+        // Largest first, each to the least loaded group.
+        islands.sort_unstable_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
+        let group_count = (GROUPS_PER_THREAD * rayon::current_num_threads()).min(islands.len());
+        s.groups
+            .resize_with(group_count.max(s.groups.len()), Group::default);
+        for group in &mut s.groups {
+            group.bodies.clear();
+            group.pairs.clear();
+            group.load = 0;
+        }
+        s.group_of.clear();
+        s.group_of.resize(n, NONE);
+        for &(count, root) in &islands {
+            let g = (0..group_count)
+                .min_by_key(|&g| (s.groups[g].load, g))
+                .expect("at least two groups");
+            s.groups[g].load += u64::from(count);
+            s.group_of[root as usize] = g as u32;
+        }
+        for i in 0..n {
+            if !fixed(&self.bodies[i]) {
+                let g = s.group_of[s.root[i] as usize];
+                if g != NONE {
+                    s.groups[g as usize].bodies.push(i);
+                }
+            }
+        }
+        for &(a, b) in &s.pairs {
+            let a_fixed = fixed(&self.bodies[a as usize]);
+            let mover = if a_fixed { b } else { a };
+            let g = s.group_of[s.root[mover as usize] as usize];
+            if g == NONE {
+                continue;
+            }
+            let group = &mut s.groups[g as usize];
+            group.pairs.push((a, b));
+            if a_fixed {
+                group.bodies.push(a as usize);
+            } else if fixed(&self.bodies[b as usize]) {
+                group.bodies.push(b as usize);
+            }
+        }
+        for group in &mut s.groups[..group_count] {
+            group.bodies.sort_unstable();
+            group.bodies.dedup();
+        }
+        group_count
+    }
+
+    /// An empty world with this one's settings, for a group of islands.
+    fn blank_like(&self) -> World {
+        World {
+            bodies: Vec::new(),
+            materials: self.materials.clone(),
+            gravity: self.gravity,
+            frame_period: self.frame_period,
+            epsilon: self.epsilon,
+            micro_speed: self.micro_speed,
+            min_return_time: self.min_return_time,
+            time: 0.0,
+            frame_end: 0.0,
+            heap: Default::default(),
+            broad: Default::default(),
+            boxes: Vec::new(),
+            counts: Counts::default(),
+            max_penetration: 0.0,
+            points: Vec::new(),
+            candidates: Vec::new(),
+            stage_times: Default::default(),
+            stages: None,
+            stage_bodies: Vec::new(),
+            sleep_time: self.sleep_time,
+            rest_distance: self.rest_distance,
+            wake_speed: self.wake_speed,
+            woken: Vec::new(),
+            resting_mode: self.resting_mode,
+            contact_step: self.contact_step,
+            held: Default::default(),
+            resting_contacts: Vec::new(),
+            resting_solver: Default::default(),
+            pair_solver: Default::default(),
+            held_by_body: Vec::new(),
+            local_pairs: Vec::new(),
+            ring_bodies: Vec::new(),
+            local_contacts: Vec::new(),
+            pushed: Vec::new(),
+            velocities_before: Vec::new(),
+            resolves: Default::default(),
+            later_bounds: Default::default(),
+            earlier_bounds: Default::default(),
+            last_axis: Default::default(),
+            micro_rows: Vec::new(),
+            wake_stack: Vec::new(),
+            step_pairs: Vec::new(),
+            island_parent: Vec::new(),
+            island_size: Vec::new(),
+            parallel_islands: false,
+            island_margin: self.island_margin,
+            islands: Default::default(),
+            limits: Vec::new(),
+            escaped: false,
+        }
+    }
+}
