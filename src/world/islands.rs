@@ -237,6 +237,8 @@ impl World {
                 }
             }
             group.spares.append(&mut w.bodies);
+            // As many spares as members (the fixed bodies' copies would pile up otherwise).
+            group.spares.truncate(group.hot.len());
         }
         if void {
             self.counts.parallel_escapes += 1;
