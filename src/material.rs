@@ -76,7 +76,7 @@ pub enum MaterialError {
 /// Bodies store a material index; the collision response asks [`MaterialTable::pair`] for the
 /// contact's coefficients. The table is dense (n² entries) because scenes have a handful of
 /// materials and the lookup sits on the per-collision path.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct MaterialTable {
     /// Material names, sorted (the index of a name is its position here).
     names: Vec<String>,

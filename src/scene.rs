@@ -43,10 +43,11 @@ pub struct WorldSettings {
 }
 
 /// How resting contacts are handled (`[world] resting_contact`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum RestingContactMode {
     /// Contacts resting at the start of a contact step are solved together as constraints over
-    /// the step (Bender & Schmitt 2006, §3.2); collisions stay events.
+    /// the step (Bender & Schmitt 2006, §3.2); collisions stay events. The default.
+    #[default]
     Constraints,
     /// Every resting contact is a train of microcollisions (Mirtich & Canny 1994, §4.5).
     Microcollisions,

@@ -225,6 +225,7 @@ pub enum SimError {
 }
 
 /// The simulated world.
+#[derive(Default)]
 pub struct World {
     bodies: Vec<Body>,
     materials: MaterialTable,
@@ -482,48 +483,15 @@ impl World {
             } else {
                 0.0
             },
-            time: 0.0,
-            frame_end: 0.0,
-            heap: EventHeap::default(),
-            broad: BroadPhase::default(),
-            boxes: Vec::new(),
-            counts: Counts::default(),
-            max_penetration: 0.0,
-            points: Vec::new(),
-            candidates: Vec::new(),
-            stage_times: StageTimes::default(),
-            stages: None,
-            stage_bodies: Vec::new(),
             sleep_time: scene.world.sleep_time,
             rest_distance: 3.0 * eps,
             wake_speed: 2.0 * (2.0 * g.length() * eps).sqrt(),
-            woken: Vec::new(),
             resting_mode: scene.world.resting_contact,
             contact_step: scene.world.contact_step,
-            held: Default::default(),
-            resting_contacts: Vec::new(),
-            resting_solver: Default::default(),
-            pair_solver: Default::default(),
-            held_by_body: Vec::new(),
-            local_pairs: Vec::new(),
-            ring_bodies: Vec::new(),
-            local_contacts: Vec::new(),
-            resolves: Default::default(),
-            later_bounds: Default::default(),
-            earlier_bounds: Default::default(),
-            last_axis: Default::default(),
-            micro_rows: Vec::new(),
-            wake_stack: Vec::new(),
-            step_pairs: Vec::new(),
-            island_parent: Vec::new(),
-            island_size: Vec::new(),
-            velocities_before: Vec::new(),
-            pushed: Vec::new(),
             parallel_islands: true,
             island_margin: 1.0,
-            islands: Default::default(),
-            limits: Vec::new(),
-            escaped: false,
+            // Time 0, empty heap, grid and buffers, no stages.
+            ..World::default()
         };
         world.check_initial_overlaps(scene)?;
         Ok(world)
