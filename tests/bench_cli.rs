@@ -171,3 +171,53 @@ fn bench_refuses_a_bad_scene_with_exit_code_2() {
     let out = tumble(&["bench", "scenes/no-such-scene.toml"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `--threads` and `--one-event-loop` change only how the work is spread, never the results:
+/// the dice of `dice-drop.toml` in the microcollision mode (separate islands, so the event loop
+/// splits on two threads) give the same counts, and the split is reported.
+#[test]
+fn bench_threads_and_one_event_loop_keep_the_counts() {
+    let dir = temp_dir("bench-islands");
+    let scene = dir.join("dice-micro.toml");
+    let text_of = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/dice-drop.toml"),
+    )
+    .unwrap()
+    .replace(
+        "collision_epsilon = 0.001",
+        "collision_epsilon = 0.001\nresting_contact = \"microcollisions\"",
+    );
+    std::fs::write(&scene, text_of).unwrap();
+    let counts = |extra: &[&str]| {
+        let mut args = vec![
+            "bench",
+            scene.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "--duration",
+            "0.5",
+        ];
+        args.extend_from_slice(extra);
+        let out = tumble(&args);
+        assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+        json_line(&text(&out.stdout))["counts"].clone()
+    };
+    let split = counts(&["--threads", "2"]);
+    let one = counts(&["--threads", "2", "--one-event-loop"]);
+    let single = counts(&["--threads", "1"]);
+    assert!(split["parallel_loops"].as_u64().unwrap() > 0, "{split}");
+    assert_eq!(one["parallel_loops"], 0);
+    assert_eq!(single["parallel_loops"], 0);
+    for key in [
+        "collisions",
+        "microcollisions",
+        "heap_pops",
+        "toi_bounds",
+        "distance_queries",
+    ] {
+        assert_eq!(split[key], one[key], "{key}");
+        assert_eq!(split[key], single[key], "{key}");
+    }
+    let bad = tumble(&["bench", "scenes/ramp.toml", "--threads", "0"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
