@@ -90,6 +90,9 @@ pub struct StepSettings {
     /// Fraction of a contact's shortfall below the target restored over the step (see
     /// [`bias`]).
     pub push_out: f64,
+    /// Sweeps per level of the shock-propagation pass after the Gauss–Seidel sweeps (0: none;
+    /// see [`Solver::shock_propagation`]).
+    pub shock_iterations: usize,
 }
 
 /// What one contact step did.
@@ -216,6 +219,14 @@ pub struct Solver {
     scratch: Vec<usize>,
     keys: Vec<(f64, usize)>,
     reordered: Vec<Row>,
+    /// Shock propagation: level of each moving slot, the patches of each moving slot (CSR),
+    /// the BFS queue, and the patches in level order with their one-sided friction inverses.
+    level: Vec<u32>,
+    adjacency_start: Vec<u32>,
+    adjacency: Vec<u32>,
+    queue: Vec<u32>,
+    by_level: Vec<(u32, u32)>,
+    one_sided: Vec<(DMat3, f64)>,
 }
 
 /// The body a contact point is tracked on between steps: b unless b does not move.
@@ -338,6 +349,83 @@ fn sweep_patches(
     residual
 }
 
+/// One Gauss–Seidel update of `patch` in the shock-propagation pass: as in [`sweep_patches`],
+/// but only the bodies marked `free` take impulses (the others are a lower, frozen level), so
+/// each row's effective mass is that of the free bodies alone, and the friction rows use
+/// `k_tt_inv` and `twist_inv` built from them.
+fn solve_patch_one_sided(
+    patch: &mut Patch,
+    rows: &mut [Row],
+    moving: &mut [Vel],
+    still: &[Vel],
+    free: [bool; 2],
+    k_tt_inv: DMat3,
+    twist_inv: f64,
+) {
+    let (sa, sb) = (patch.sa, patch.sb);
+    let (mut va, mut vb) = (read(sa, moving, 0, still), read(sb, moving, 0, still));
+    let [a_free, b_free] = free;
+    let mut total = 0.0;
+    for row in &mut rows[patch.first..patch.first + patch.count] {
+        let n = row.normal;
+        // Normal velocity change per unit impulse from each free body (Δu_n = n·(Δv + Δω×r)).
+        let k_nn = if a_free {
+            n.dot(row.lin_a + row.ang_a.cross(row.ra))
+        } else {
+            0.0
+        } + if b_free {
+            n.dot(row.lin_b + row.ang_b.cross(row.rb))
+        } else {
+            0.0
+        };
+        total += row.impulse;
+        if k_nn <= 1e-300 {
+            continue;
+        }
+        let un = n.dot(va.v + va.w.cross(row.ra) - vb.v - vb.w.cross(row.rb)) + row.drift;
+        let pn = (row.impulse + (row.bias - un) / k_nn).max(0.0);
+        let dp = pn - row.impulse;
+        total += dp;
+        if dp != 0.0 {
+            row.apply_to(&mut va, &mut vb, a_free, b_free, dp);
+            row.impulse = pn;
+        }
+    }
+    if patch.friction > 0.0 {
+        let n = patch.normal;
+        let u = va.v + va.w.cross(patch.ra) - vb.v - vb.w.cross(patch.rb) + patch.drift;
+        let ut = u - u.dot(n) * n;
+        let mut pt = patch.tangential - k_tt_inv * ut;
+        pt -= pt.dot(n) * n;
+        let limit = patch.friction * total;
+        let len = pt.length();
+        if len > limit {
+            pt *= limit / len;
+        }
+        let dpt = pt - patch.tangential;
+        if dpt != DVec3::ZERO {
+            patch.apply_to(&mut va, &mut vb, a_free, b_free, dpt, 0.0);
+            patch.tangential = pt;
+        }
+        if twist_inv > 0.0 {
+            let spin = n.dot(va.w - vb.w);
+            let limit = patch.friction * patch.radius * total;
+            let tw = (patch.twist - twist_inv * spin).clamp(-limit, limit);
+            let dtw = tw - patch.twist;
+            if dtw != 0.0 {
+                patch.apply_to(&mut va, &mut vb, a_free, b_free, DVec3::ZERO, dtw);
+                patch.twist = tw;
+            }
+        }
+    }
+    if a_free {
+        moving[sa as usize] = va;
+    }
+    if b_free {
+        moving[sb as usize] = vb;
+    }
+}
+
 impl Row {
     /// Applies normal impulse `dp` (on a; −dp on b) to the velocities `va`, `vb` of a and b
     /// (each only if it moves).
@@ -433,6 +521,7 @@ impl Solver {
         } else {
             sweeps(self);
         }
+        self.shock_propagation(settings);
         for (i, v) in self.moving_bodies.iter().zip(&self.moving) {
             bodies[*i].velocity = v.v;
             bodies[*i].angular_velocity = v.w;
@@ -594,6 +683,152 @@ impl Solver {
     /// Orders the patches by part (stable: bottom up within each part, as sorted before) and
     /// their rows with them, so each part is one slice of each; `left` is half 0's number of
     /// moving bodies ([`Self::assign_slots`]).
+    /// Shock propagation (Guendelman et al. 2003, as Bender & Schmitt 2006 §3.3 describe it),
+    /// after the Gauss–Seidel sweeps: the contact graph is layered from the bodies that do not
+    /// move (level 0: fixed, kinematic, asleep) by breadth-first search; level by level, the
+    /// patches of that level's bodies are swept `shock_iterations` times with every body of a
+    /// lower level taken as immovable (infinite mass: only this level's bodies take impulses),
+    /// then the level is frozen. The sweeps have already shared the load out; this pass settles
+    /// what they left unconverged from the ground up, so a stack's lower bodies carry the upper
+    /// ones instead of being pushed down by them while the iteration is still converging. Bodies
+    /// not connected to a level-0 body keep the sweeps' result.
+    fn shock_propagation(&mut self, settings: &StepSettings) {
+        let moving = self.moving.len();
+        if settings.shock_iterations == 0 || moving == 0 {
+            return;
+        }
+        // The patches of each moving slot.
+        let start = &mut self.adjacency_start;
+        start.clear();
+        start.resize(moving + 1, 0);
+        for p in &self.patches {
+            for s in [p.sa, p.sb] {
+                if s & STILL == 0 {
+                    start[s as usize + 1] += 1;
+                }
+            }
+        }
+        for k in 0..moving {
+            start[k + 1] += start[k];
+        }
+        self.adjacency.clear();
+        self.adjacency.resize(start[moving] as usize, 0);
+        self.queue.clear();
+        self.queue.extend_from_slice(&start[..moving]); // fill cursors
+        for (k, p) in self.patches.iter().enumerate() {
+            for s in [p.sa, p.sb] {
+                if s & STILL == 0 {
+                    let at = &mut self.queue[s as usize];
+                    self.adjacency[*at as usize] = k as u32;
+                    *at += 1;
+                }
+            }
+        }
+        // Levels by breadth-first search from the bodies that do not move.
+        self.level.clear();
+        self.level.resize(moving, u32::MAX);
+        self.queue.clear();
+        for p in &self.patches {
+            for (s, other) in [(p.sa, p.sb), (p.sb, p.sa)] {
+                if s & STILL != 0 && other & STILL == 0 && self.level[other as usize] == u32::MAX {
+                    self.level[other as usize] = 1;
+                    self.queue.push(other);
+                }
+            }
+        }
+        let mut head = 0;
+        while head < self.queue.len() {
+            let s = self.queue[head] as usize;
+            head += 1;
+            let (lo, hi) = (start[s] as usize, start[s + 1] as usize);
+            for &k in &self.adjacency[lo..hi] {
+                let p = &self.patches[k as usize];
+                let other = if p.sa as usize == s { p.sb } else { p.sa };
+                if other & STILL == 0 && self.level[other as usize] == u32::MAX {
+                    self.level[other as usize] = self.level[s] + 1;
+                    self.queue.push(other);
+                }
+            }
+        }
+        let level_of = |level: &[u32], s: u32| {
+            if s & STILL != 0 {
+                0
+            } else {
+                level[s as usize]
+            }
+        };
+        // The patches by level (a patch belongs to its higher body's level), each with its
+        // friction inverses for impulses on that level's bodies only.
+        self.by_level.clear();
+        self.one_sided.clear();
+        for (k, p) in self.patches.iter().enumerate() {
+            let (la, lb) = (level_of(&self.level, p.sa), level_of(&self.level, p.sb));
+            if la == u32::MAX || lb == u32::MAX {
+                continue;
+            }
+            self.by_level.push((la.max(lb), k as u32));
+        }
+        self.by_level.sort_unstable();
+        for &(level, k) in &self.by_level {
+            let p = &self.patches[k as usize];
+            let a_free = level_of(&self.level, p.sa) == level && p.sa & STILL == 0;
+            let b_free = level_of(&self.level, p.sb) == level && p.sb & STILL == 0;
+            let zero = DMat3::ZERO;
+            let k_free = collision_matrix(
+                if a_free { p.inv_mass_a } else { 0.0 },
+                if a_free { &p.inv_inertia_a } else { &zero },
+                p.ra,
+                if b_free { p.inv_mass_b } else { 0.0 },
+                if b_free { &p.inv_inertia_b } else { &zero },
+                p.rb,
+            );
+            let n = p.normal;
+            let twist_k = if a_free {
+                n.dot(p.inv_inertia_a * n)
+            } else {
+                0.0
+            } + if b_free {
+                n.dot(p.inv_inertia_b * n)
+            } else {
+                0.0
+            };
+            let twist_inv = if p.twist_inv > 0.0 && twist_k > 1e-300 {
+                1.0 / twist_k
+            } else {
+                0.0
+            };
+            self.one_sided
+                .push((tangent_inverse(&k_free, n), twist_inv));
+        }
+        let mut i = 0;
+        while i < self.by_level.len() {
+            let level = self.by_level[i].0;
+            let j = i + self.by_level[i..]
+                .iter()
+                .take_while(|e| e.0 == level)
+                .count();
+            for _ in 0..settings.shock_iterations {
+                for e in i..j {
+                    let k = self.by_level[e].1 as usize;
+                    let (k_tt_inv, twist_inv) = self.one_sided[e];
+                    let p = &mut self.patches[k];
+                    let a_free = level_of(&self.level, p.sa) == level && p.sa & STILL == 0;
+                    let b_free = level_of(&self.level, p.sb) == level && p.sb & STILL == 0;
+                    solve_patch_one_sided(
+                        p,
+                        &mut self.rows,
+                        &mut self.moving,
+                        &self.still,
+                        [a_free, b_free],
+                        k_tt_inv,
+                        twist_inv,
+                    );
+                }
+            }
+            i = j;
+        }
+    }
+
     fn group_parts(&mut self, left: u32) -> Split {
         self.patches.sort_by_key(|p| p.part);
         // Rows in patch order, so each part's rows are one slice.

@@ -40,6 +40,11 @@ pub struct WorldSettings {
     /// Length h of a contact step (s) when resting contacts are constraints; frames are split
     /// into steps no longer than this.
     pub contact_step: f64,
+    /// Most projected Gauss–Seidel sweeps per contact step (≥ 1).
+    pub contact_sweeps: usize,
+    /// Sweeps per level of the shock-propagation pass after them (0: no shock propagation;
+    /// Bender & Schmitt 2006 §3.3).
+    pub shock_sweeps: usize,
 }
 
 /// How resting contacts are handled (`[world] resting_contact`).
@@ -56,7 +61,8 @@ pub enum RestingContactMode {
 impl Default for WorldSettings {
     /// The defaults of the scene format: gravity [0, 0, -9.81], duration 5 s, frame period
     /// 0.02 s, collision epsilon 1 mm, sleep time 0.5 s, resting contacts as constraints over
-    /// contact steps of 2.5 ms (see docs/performance.md for both modes measured on the funnels).
+    /// contact steps of 2.5 ms with 8 Gauss–Seidel sweeps and 4 shock-propagation sweeps per
+    /// level (see docs/performance.md for both modes measured on the funnels).
     fn default() -> Self {
         WorldSettings {
             gravity: DVec3::new(0.0, 0.0, -9.81),
@@ -66,6 +72,8 @@ impl Default for WorldSettings {
             sleep_time: 0.5,
             resting_contact: RestingContactMode::Constraints,
             contact_step: 0.0025,
+            contact_sweeps: 8,
+            shock_sweeps: 4,
         }
     }
 }
@@ -270,6 +278,9 @@ pub fn parse(text: &str, source: &Path) -> Result<Scene, SceneError> {
 // Sections
 // ---------------------------------------------------------------------------------------------
 
+/// Most Gauss–Seidel sweeps a scene may ask for per contact step (or per shock level).
+const MAX_SWEEPS: usize = 10_000;
+
 fn parse_world(root: &Tab) -> Result<WorldSettings, SceneError> {
     let mut w = WorldSettings::default();
     let Some(t) = root.sub_table("world", "world".to_string(), String::new())? else {
@@ -283,6 +294,8 @@ fn parse_world(root: &Tab) -> Result<WorldSettings, SceneError> {
         "sleep_time",
         "resting_contact",
         "contact_step",
+        "contact_sweeps",
+        "shock_sweeps",
     ])?;
     if let Some((g, _)) = t.vec3("gravity")? {
         w.gravity = g;
@@ -319,6 +332,12 @@ fn parse_world(root: &Tab) -> Result<WorldSettings, SceneError> {
     }
     if let Some((v, _)) = t.positive("contact_step")? {
         w.contact_step = v;
+    }
+    if let Some(n) = t.count_in("contact_sweeps", 1, MAX_SWEEPS)? {
+        w.contact_sweeps = n;
+    }
+    if let Some(n) = t.count_in("shock_sweeps", 0, MAX_SWEEPS)? {
+        w.shock_sweeps = n;
     }
     Ok(w)
 }
@@ -1166,6 +1185,22 @@ impl<'s, 't, 'i> Tab<'s, 't, 'i> {
         match self.get(key) {
             None => Ok(None),
             Some(v) => Ok(Some((self.number_value(v, key)?, v.span()))),
+        }
+    }
+
+    /// An integer in `lo..=hi` at `key`, if present.
+    fn count_in(&self, key: &str, lo: usize, hi: usize) -> Result<Option<usize>, SceneError> {
+        let Some(v) = self.get(key) else {
+            return Ok(None);
+        };
+        let (n, span) = self.integer_value(v, key)?;
+        match usize::try_from(n) {
+            Ok(n) if (lo..=hi).contains(&n) => Ok(Some(n)),
+            _ => Err(self.value_error(
+                &span,
+                key,
+                &format!("must be an integer from {lo} to {hi} (got {n})"),
+            )),
         }
     }
 

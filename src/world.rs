@@ -260,6 +260,9 @@ pub struct World {
     resting_mode: RestingContactMode,
     /// Contact step length h (s).
     contact_step: f64,
+    /// Most Gauss–Seidel sweeps per contact step, and shock-propagation sweeps per level.
+    contact_sweeps: usize,
+    shock_sweeps: usize,
     /// Pairs (a < b) whose contacts the current contact step holds.
     held: rustc_hash::FxHashSet<(u32, u32)>,
     resting_contacts: Vec<RestingContact>,
@@ -488,6 +491,8 @@ impl World {
             wake_speed: 2.0 * (2.0 * g.length() * eps).sqrt(),
             resting_mode: scene.world.resting_contact,
             contact_step: scene.world.contact_step,
+            contact_sweeps: scene.world.contact_sweeps,
+            shock_sweeps: scene.world.shock_sweeps,
             parallel_islands: true,
             island_margin: 1.0,
             // Time 0, empty heap, grid and buffers, no stages.
@@ -772,9 +777,11 @@ impl World {
         }
         self.counts.contact_steps += 1;
         self.counts.resting_contacts += self.resting_contacts.len() as u64;
-        // The whole step: converged tightly, a shortfall restored a quarter per step (see
-        // `resting_contact::bias`).
-        let settings = self.step_settings(h, 1e-6, 64, 0.25);
+        // The whole step: `contact_sweeps` Gauss–Seidel sweeps share the load out, then shock
+        // propagation settles it from the ground up (`Solver::shock_propagation`); a shortfall
+        // is restored a quarter per step (see `resting_contact::bias`).
+        let mut settings = self.step_settings(h, 1e-6, self.contact_sweeps, 0.25);
+        settings.shock_iterations = self.shock_sweeps;
         let mut pushed = std::mem::take(&mut self.pushed);
         pushed.clear();
         let report = self.resting_solver.solve(
@@ -867,6 +874,7 @@ impl World {
             tolerance: tolerance * self.epsilon,
             max_iterations,
             push_out,
+            shock_iterations: 0,
         }
     }
 

@@ -417,3 +417,28 @@ fn unreadable_file() {
         e.message
     );
 }
+
+#[test]
+fn contact_and_shock_sweeps_must_be_counts_in_range() {
+    let m = error("[world]\ncontact_sweeps = 0\n");
+    assert_error(
+        &m,
+        2,
+        18,
+        &["world", "contact_sweeps", "from 1 to 10000 (got 0)"],
+    );
+    let m = error("[world]\nshock_sweeps = -1\n");
+    assert_error(
+        &m,
+        2,
+        16,
+        &["world", "shock_sweeps", "from 0 to 10000 (got -1)"],
+    );
+    let m = error("[world]\ncontact_sweeps = 2.5\n");
+    assert_error(
+        &m,
+        2,
+        18,
+        &["world", "contact_sweeps", "must be an integer"],
+    );
+}

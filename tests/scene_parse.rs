@@ -109,6 +109,9 @@ fn defaults() {
     assert_eq!(s.world.duration, 5.0);
     assert_eq!(s.world.frame_period, 0.02);
     assert_eq!(s.world.collision_epsilon, 0.001);
+    assert_eq!((s.world.contact_sweeps, s.world.shock_sweeps), (8, 4));
+    let t = parse_ok("[world]\ncontact_sweeps = 64\nshock_sweeps = 0\n");
+    assert_eq!((t.world.contact_sweeps, t.world.shock_sweeps), (64, 0));
     assert_eq!(
         s.materials["default"],
         Material {

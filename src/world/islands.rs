@@ -398,6 +398,8 @@ impl World {
             wake_speed: self.wake_speed,
             resting_mode: self.resting_mode,
             contact_step: self.contact_step,
+            contact_sweeps: self.contact_sweeps,
+            shock_sweeps: self.shock_sweeps,
             island_margin: self.island_margin,
             // Never split again (`parallel_islands` false); empty buffers, no stages.
             ..World::default()
