@@ -308,42 +308,67 @@ fn sweep_patches(
             row.impulse = pn;
         }
         if patch.friction > 0.0 {
-            // Tangential row at the centroid inside the Coulomb disk of the patch's total
-            // normal impulse (eq. 5–6).
-            let n = patch.normal;
-            let u = va.v + va.w.cross(patch.ra) - vb.v - vb.w.cross(patch.rb) + patch.drift;
-            let ut = u - u.dot(n) * n;
-            let mut pt = patch.tangential - patch.k_tt_inv * ut;
-            pt -= pt.dot(n) * n;
-            let limit = patch.friction * total;
-            let len = pt.length();
-            if len > limit {
-                pt *= limit / len;
-            }
-            let dpt = pt - patch.tangential;
-            if dpt != DVec3::ZERO {
-                residual = residual.max((patch.k * dpt).length() * h);
-                patch.apply_to(&mut va, &mut vb, a_moves, b_moves, dpt, 0.0);
-                patch.tangential = pt;
-            }
-            // Twisting row about the normal.
-            if patch.twist_inv > 0.0 {
-                let spin = n.dot(va.w - vb.w);
-                let limit = patch.friction * patch.radius * total;
-                let tw = (patch.twist - patch.twist_inv * spin).clamp(-limit, limit);
-                let dtw = tw - patch.twist;
-                if dtw != 0.0 {
-                    residual = residual.max((dtw / patch.twist_inv).abs() * patch.radius * h);
-                    patch.apply_to(&mut va, &mut vb, a_moves, b_moves, DVec3::ZERO, dtw);
-                    patch.twist = tw;
-                }
-            }
+            let (k_tt_inv, twist_inv) = (patch.k_tt_inv, patch.twist_inv);
+            let moves = [a_moves, b_moves];
+            let r = friction_rows(
+                patch, &mut va, &mut vb, moves, total, k_tt_inv, twist_inv, h,
+            );
+            residual = residual.max(r);
         }
         if a_moves {
             moving[(sa - base) as usize] = va;
         }
         if b_moves {
             moving[(sb - base) as usize] = vb;
+        }
+    }
+    residual
+}
+
+/// The friction rows of one patch, after its normal rows summed to `total`: the tangential
+/// impulse at the centroid inside the Coulomb disk `μ·total` (eq. 5–6), then the twisting
+/// impulse about the normal inside `μ·ρ·total`, each applied to the bodies that `moves`, with
+/// the tangent-plane inverse `k_tt_inv` and twisting inverse `twist_inv` of those bodies.
+/// Returns the largest change of a predicted end position over a step of `h`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn friction_rows(
+    patch: &mut Patch,
+    va: &mut Vel,
+    vb: &mut Vel,
+    moves: [bool; 2],
+    total: f64,
+    k_tt_inv: DMat3,
+    twist_inv: f64,
+    h: f64,
+) -> f64 {
+    let [a_moves, b_moves] = moves;
+    let mut residual: f64 = 0.0;
+    let n = patch.normal;
+    let u = va.v + va.w.cross(patch.ra) - vb.v - vb.w.cross(patch.rb) + patch.drift;
+    let ut = u - u.dot(n) * n;
+    let mut pt = patch.tangential - k_tt_inv * ut;
+    pt -= pt.dot(n) * n;
+    let limit = patch.friction * total;
+    let len = pt.length();
+    if len > limit {
+        pt *= limit / len;
+    }
+    let dpt = pt - patch.tangential;
+    if dpt != DVec3::ZERO {
+        residual = residual.max((patch.k * dpt).length() * h);
+        patch.apply_to(va, vb, a_moves, b_moves, dpt, 0.0);
+        patch.tangential = pt;
+    }
+    if twist_inv > 0.0 {
+        let spin = n.dot(va.w - vb.w);
+        let limit = patch.friction * patch.radius * total;
+        let tw = (patch.twist - twist_inv * spin).clamp(-limit, limit);
+        let dtw = tw - patch.twist;
+        if dtw != 0.0 {
+            residual = residual.max((dtw / twist_inv).abs() * patch.radius * h);
+            patch.apply_to(va, vb, a_moves, b_moves, DVec3::ZERO, dtw);
+            patch.twist = tw;
         }
     }
     residual
@@ -392,31 +417,9 @@ fn solve_patch_one_sided(
         }
     }
     if patch.friction > 0.0 {
-        let n = patch.normal;
-        let u = va.v + va.w.cross(patch.ra) - vb.v - vb.w.cross(patch.rb) + patch.drift;
-        let ut = u - u.dot(n) * n;
-        let mut pt = patch.tangential - k_tt_inv * ut;
-        pt -= pt.dot(n) * n;
-        let limit = patch.friction * total;
-        let len = pt.length();
-        if len > limit {
-            pt *= limit / len;
-        }
-        let dpt = pt - patch.tangential;
-        if dpt != DVec3::ZERO {
-            patch.apply_to(&mut va, &mut vb, a_free, b_free, dpt, 0.0);
-            patch.tangential = pt;
-        }
-        if twist_inv > 0.0 {
-            let spin = n.dot(va.w - vb.w);
-            let limit = patch.friction * patch.radius * total;
-            let tw = (patch.twist - twist_inv * spin).clamp(-limit, limit);
-            let dtw = tw - patch.twist;
-            if dtw != 0.0 {
-                patch.apply_to(&mut va, &mut vb, a_free, b_free, DVec3::ZERO, dtw);
-                patch.twist = tw;
-            }
-        }
+        friction_rows(
+            patch, &mut va, &mut vb, free, total, k_tt_inv, twist_inv, 0.0,
+        );
     }
     if a_free {
         moving[sa as usize] = va;

@@ -179,11 +179,10 @@ fn constrained_low_rebounds_keep_restitution_down_to_the_band() {
     }
 }
 
-/// A stack of six 0.2 m cubes on the floor, 0.3 mm apart, in `mode`, run for 2 s: returns the
-/// world and asserts no overlap beyond ε_c, no sliding apart and no sinking.
-fn stack_of_six(mode: RestingContactMode) -> World {
+/// The floor and `n` cubes of side 0.2 m stacked on it, 0.3 mm apart.
+fn stack(n: usize) -> Vec<BodySpec> {
     let mut bodies: Vec<BodySpec> = vec![floor()];
-    for k in 0..6 {
+    for k in 0..n {
         let z = 0.1 + 0.2 * k as f64 + 3e-4 * (k + 1) as f64;
         bodies.push(body(
             &format!("c{k}"),
@@ -192,7 +191,13 @@ fn stack_of_six(mode: RestingContactMode) -> World {
             DVec3::new(0.0, 0.0, z),
         ));
     }
-    let mut sc = scene(G, 0.3, 0.5, bodies);
+    bodies
+}
+
+/// A stack of six 0.2 m cubes on the floor, 0.3 mm apart, in `mode`, run for 2 s: returns the
+/// world and asserts no overlap beyond ε_c, no sliding apart and no sinking.
+fn stack_of_six(mode: RestingContactMode) -> World {
+    let mut sc = scene(G, 0.3, 0.5, stack(6));
     sc.world.resting_contact = mode;
     let mut w = World::new(&sc).unwrap();
     run(&mut w, 2.0, |_| {});
@@ -312,17 +317,7 @@ fn split_contact_step_is_the_same_on_any_number_of_threads() {
 /// and `shock` shock-propagation sweeps per level: (how far the top stands above the cubes'
 /// touching height, how far it slid sideways, the largest penetration).
 fn tall_stack(n: usize, sweeps: usize, shock: usize) -> (f64, f64, f64) {
-    let mut bodies: Vec<BodySpec> = vec![floor()];
-    for k in 0..n {
-        let z = 0.1 + 0.2 * k as f64 + 3e-4 * (k + 1) as f64;
-        bodies.push(body(
-            &format!("c{k}"),
-            cuboid(0.1, 0.1, 0.1),
-            1.0,
-            DVec3::new(0.0, 0.0, z),
-        ));
-    }
-    let mut sc = scene(G, 0.3, 0.5, bodies);
+    let mut sc = scene(G, 0.3, 0.5, stack(n));
     sc.world.contact_sweeps = sweeps;
     sc.world.shock_sweeps = shock;
     let mut w = World::new(&sc).unwrap();
