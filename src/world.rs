@@ -1052,9 +1052,8 @@ impl World {
             for &i in &moved {
                 self.bodies[i].refresh_bounds();
             }
-            for &i in &moved {
-                self.rebound_body(i, t);
-            }
+            moved.sort_unstable();
+            self.rebound_bodies(&moved, t);
         }
         self.woken = moved;
         self.velocities_before = before;
@@ -1068,22 +1067,35 @@ impl World {
         any
     }
 
-    /// After body `i` changed velocity at time `t`: a new version, a new swept box, and coarse
-    /// bounds for every pair its box now overlaps.
-    fn rebound_body(&mut self, i: usize, t: f64) {
-        if !self.bodies[i].is_awake_dynamic() {
-            return;
+    /// After the bodies `changed` (ascending) changed velocity at time `t`: new versions, new
+    /// swept boxes, and coarse bounds for every pair their boxes now overlap. All versions are
+    /// bumped first, so a pair of two changed bodies is bounded once, with both new
+    /// trajectories (bounding it from each side would leave the first entry stale at once).
+    fn rebound_bodies(&mut self, changed: &[usize], t: f64) {
+        debug_assert!(changed.windows(2).all(|w| w[0] < w[1]));
+        for &i in changed {
+            if self.bodies[i].is_awake_dynamic() {
+                self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
+                let bx = self.body_box(i, self.frame_end - t);
+                self.set_box(i, bx);
+            }
         }
-        self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
-        let bx = self.body_box(i, self.frame_end - t);
-        self.set_box(i, bx);
         let mut cand = std::mem::take(&mut self.candidates);
-        self.broad.query(i, &bx, &self.boxes, &mut cand);
-        for &j in &cand {
-            let j = j as usize;
-            if j != i && self.pair_matters(i, j) {
-                self.bodies[j].advance_to(t, self.gravity);
-                self.push_bound(i.min(j), i.max(j), t);
+        for (k, &i) in changed.iter().enumerate() {
+            if !self.bodies[i].is_awake_dynamic() {
+                continue;
+            }
+            let bx = self.boxes[i];
+            self.broad.query(i, &bx, &self.boxes, &mut cand);
+            for &j in &cand {
+                let j = j as usize;
+                // A pair with a changed body met earlier was bounded from that body's side.
+                let earlier =
+                    changed[..k].binary_search(&j).is_ok() && self.bodies[j].is_awake_dynamic();
+                if j != i && !earlier && self.pair_matters(i, j) {
+                    self.bodies[j].advance_to(t, self.gravity);
+                    self.push_bound(i.min(j), i.max(j), t);
+                }
             }
         }
         self.candidates = cand;
