@@ -308,6 +308,118 @@ pub struct World {
     limits: Vec<Aabb>,
     /// In an island's world: a body's box left its limit, so the run is void.
     escaped: bool,
+    /// A step's pairs that need a first bound, and those bounds ([`World::seed_pairs`]).
+    fresh_pairs: Vec<(usize, usize)>,
+    fresh_bounds: Vec<FirstBound>,
+}
+
+/// The extents of a (from below) and b (from above) along the axis `n` (from b to a), for an
+/// [`EnvelopeBound`].
+fn pair_axis_extents(a: &Body, b: &Body, gravity: DVec3, n: DVec3) -> AxisExtents {
+    let mut out = AxisExtents {
+        lower: [Extent::default(); crate::body::MAX_BOUND_VERTICES],
+        upper: [Extent::default(); crate::body::MAX_BOUND_VERTICES],
+        lower_len: 0,
+        upper_len: 0,
+    };
+    out.lower_len = body_extents(a, gravity, n, true, &mut out.lower);
+    out.upper_len = body_extents(b, gravity, n, false, &mut out.upper);
+    out
+}
+
+/// Quadratic extents of `body` along `n`: per vertex for polytopes spinning at constant `ω` (see
+/// [`EnvelopeBound`]), else one term from the support function and the spin rate. `lower`:
+/// bound the minimum from below (body a); else the maximum from above (body b).
+fn body_extents(body: &Body, gravity: DVec3, n: DVec3, lower: bool, out: &mut [Extent]) -> usize {
+    let m = body.motion_bound(gravity);
+    let g = n.dot(m.acceleration);
+    let sign = if lower { -1.0 } else { 1.0 };
+    if !body.vertices.is_empty() && m.constant_spin && body.moves() {
+        let w2 = m.angular_velocity.length_squared();
+        for (k, c) in body.vertices.iter().enumerate() {
+            let r = body.orientation * *c;
+            out[k] = Extent {
+                h0: n.dot(body.position + r),
+                h1: n.dot(m.velocity + m.angular_velocity.cross(r)),
+                h2: g + sign * w2 * c.length() * (1.0 + 1e-12),
+            };
+        }
+        body.vertices.len()
+    } else {
+        let pose = body.pose();
+        let h0 = if lower {
+            -body.collider.support(&pose, -n)
+        } else {
+            body.collider.support(&pose, n)
+        };
+        out[0] = Extent {
+            h0,
+            h1: n.dot(m.velocity) + sign * m.spin_along(n),
+            h2: g,
+        };
+        1
+    }
+}
+
+/// The contact band of pair (a, b): ε_c, or `HELD_BAND`·ε_c while a contact step holds it.
+fn pair_band(held: &rustc_hash::FxHashSet<(u32, u32)>, epsilon: f64, a: usize, b: usize) -> f64 {
+    if !held.is_empty() && held.contains(&(a as u32, b as u32)) {
+        HELD_BAND * epsilon
+    } else {
+        epsilon
+    }
+}
+
+/// A coarse bound for a pair: when its bodies' ballistic paths can first come within the
+/// tolerance of an event.
+#[derive(Clone, Copy)]
+enum FirstBound {
+    /// Along the pair's last separating axis ([`EnvelopeBound`]): time from now (s).
+    Axis(f64),
+    /// From the bounding spheres: time from now (s).
+    Spheres(f64),
+}
+
+/// The bound [`World::push_bound`] pushes for bodies `a`, `b` (both at the same time), computed
+/// without touching the world, so that a step's many first bounds can be computed on all cores:
+/// along `axis` (the pair's last separating axis) if there is one, both are convex and their
+/// gap along it exceeds `band`, else from the bounding spheres with `epsilon`.
+fn first_bound(
+    a: &Body,
+    b: &Body,
+    axis: Option<DVec3>,
+    gravity: DVec3,
+    epsilon: f64,
+    band: f64,
+) -> FirstBound {
+    if let (Some(n), true) = (axis, a.convex && b.convex) {
+        let extents = pair_axis_extents(a, b, gravity, n);
+        let env = extents.envelope();
+        if env.gap() > band {
+            return FirstBound::Axis(env.time_to(0.5 * band));
+        }
+    }
+    FirstBound::Spheres(sphere_bound(a, b, gravity, epsilon))
+}
+
+/// When the bounding spheres of `a` and `b` (both at the same time) can first come within
+/// `epsilon` (s from now; 0 if they may already be).
+fn sphere_bound(a: &Body, b: &Body, gravity: DVec3, epsilon: f64) -> f64 {
+    let d = a.position - b.position;
+    let dist = d.length();
+    let radii = a.bounding_radius + b.bounding_radius;
+    if dist > 0.0 && radii.is_finite() {
+        // Bounding spheres are invariant under rotation: only the centres matter.
+        let n = d / dist;
+        let bound = DistanceBound {
+            d0: dist - radii,
+            c1: n.dot(a.velocity - b.velocity),
+            c2: n.dot(a.acceleration(gravity) - b.acceleration(gravity)),
+        };
+        bound.time_to(epsilon)
+    } else {
+        0.0
+    }
 }
 
 /// Proximity of two bodies at their current poses ([`proximity`] on their colliders).
@@ -647,14 +759,7 @@ impl World {
             let pairs = self.collect_pairs(t1 - t0);
             self.counts.broad_phase_pairs += pairs.len() as u64;
             self.note_islands(&pairs);
-            for (a, b) in pairs {
-                if let Some(ev) = self.earlier_bound(a, b) {
-                    self.counts.kept_bounds += 1;
-                    self.push(a, b, ev.time, ev.kind);
-                } else {
-                    self.push_bound(a, b, t0);
-                }
-            }
+            self.seed_pairs(&pairs, t0);
         }
         self.earlier_bounds.clear();
         let clock = self.lap(clock, |s| &mut s.broad_phase);
@@ -1103,11 +1208,39 @@ impl World {
 
     /// The contact band of pair (a, b): ε_c, or `HELD_BAND`·ε_c while a contact step holds it.
     fn band(&self, a: usize, b: usize) -> f64 {
-        if !self.held.is_empty() && self.held.contains(&(a as u32, b as u32)) {
-            HELD_BAND * self.epsilon
-        } else {
-            self.epsilon
+        pair_band(&self.held, self.epsilon, a, b)
+    }
+
+    /// Seeds the heap with the step's pairs (every body at `t0`): a pair whose bodies kept their
+    /// trajectories since an earlier step keeps that step's bound (still a valid lower bound);
+    /// the others get a first bound ([`World::push_bound`]'s), computed on all cores (they are
+    /// independent) and pushed in pair order, so the heap is the same on any number of threads.
+    fn seed_pairs(&mut self, pairs: &[(usize, usize)], t0: f64) {
+        use rayon::prelude::*;
+        let mut fresh = std::mem::take(&mut self.fresh_pairs);
+        fresh.clear();
+        for &(a, b) in pairs {
+            if let Some(ev) = self.earlier_bound(a, b) {
+                self.counts.kept_bounds += 1;
+                self.push(a, b, ev.time, ev.kind);
+            } else {
+                fresh.push((a, b));
+            }
         }
+        let mut bounds = std::mem::take(&mut self.fresh_bounds);
+        bounds.clear();
+        let (bodies, last_axis, held) = (&self.bodies, &self.last_axis, &self.held);
+        let (gravity, epsilon) = (self.gravity, self.epsilon);
+        bounds.par_extend(fresh.par_iter().with_min_len(256).map(|&(a, b)| {
+            let axis = last_axis.get(&(a as u32, b as u32)).copied();
+            let band = pair_band(held, epsilon, a, b);
+            first_bound(&bodies[a], &bodies[b], axis, gravity, epsilon, band)
+        }));
+        for (&(a, b), &bound) in fresh.iter().zip(&bounds) {
+            self.push_first_bound(a, b, t0, bound);
+        }
+        self.fresh_pairs = fresh;
+        self.fresh_bounds = bounds;
     }
 
     fn lap(
@@ -1558,41 +1691,27 @@ impl World {
     /// the query the sphere bound would trigger at once.
     fn push_bound(&mut self, a: usize, b: usize, t: f64) {
         let axis = self.last_axis.get(&(a as u32, b as u32)).copied();
-        let (Some(n), true) = (axis, self.bodies[a].convex && self.bodies[b].convex) else {
-            self.push_coarse(a, b, t);
-            return;
-        };
-        let extents = self.axis_extents(a, b, n);
-        let env = extents.envelope();
-        let eps = self.band(a, b);
-        if env.gap() <= eps {
-            self.push_coarse(a, b, t);
-            return;
-        }
-        self.counts.toi_bounds += 1;
-        self.counts.axis_bounds += 1;
-        let dt = env.time_to(0.5 * eps);
-        self.push(a, b, t + dt, BoundKind::Coarse);
+        let band = self.band(a, b);
+        let bound = first_bound(
+            &self.bodies[a],
+            &self.bodies[b],
+            axis,
+            self.gravity,
+            self.epsilon,
+            band,
+        );
+        self.push_first_bound(a, b, t, bound);
     }
 
-    /// Pushes a bounding-sphere bound for pair (a, b), both at time `t`.
-    fn push_coarse(&mut self, a: usize, b: usize, t: f64) {
+    /// Pushes pair (a, b)'s first bound `bound`, computed at time `t`, and counts it.
+    fn push_first_bound(&mut self, a: usize, b: usize, t: f64, bound: FirstBound) {
         self.counts.toi_bounds += 1;
-        let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
-        let d = ba.position - bb.position;
-        let dist = d.length();
-        let radii = ba.bounding_radius + bb.bounding_radius;
-        let dt = if dist > 0.0 && radii.is_finite() {
-            // Bounding spheres are invariant under rotation: only the centres matter.
-            let n = d / dist;
-            let bound = DistanceBound {
-                d0: dist - radii,
-                c1: n.dot(ba.velocity - bb.velocity),
-                c2: n.dot(ba.acceleration(self.gravity) - bb.acceleration(self.gravity)),
-            };
-            bound.time_to(self.epsilon)
-        } else {
-            0.0
+        let dt = match bound {
+            FirstBound::Axis(dt) => {
+                self.counts.axis_bounds += 1;
+                dt
+            }
+            FirstBound::Spheres(dt) => dt,
         };
         self.push(a, b, t + dt, BoundKind::Coarse);
     }
@@ -1776,50 +1895,7 @@ impl World {
     /// The extents of a (from below) and b (from above) along the axis `n` (from b to a), for
     /// an [`EnvelopeBound`].
     fn axis_extents(&self, a: usize, b: usize, n: DVec3) -> AxisExtents {
-        let mut out = AxisExtents {
-            lower: [Extent::default(); crate::body::MAX_BOUND_VERTICES],
-            upper: [Extent::default(); crate::body::MAX_BOUND_VERTICES],
-            lower_len: 0,
-            upper_len: 0,
-        };
-        out.lower_len = self.extents(a, n, true, &mut out.lower);
-        out.upper_len = self.extents(b, n, false, &mut out.upper);
-        out
-    }
-
-    /// Quadratic extents of body `i` along `n`: per vertex for polytopes spinning at constant
-    /// `ω` (see [`EnvelopeBound`]), else one term from the support function and the spin rate.
-    /// `lower`: bound the minimum from below (body a); else the maximum from above (body b).
-    fn extents(&self, i: usize, n: DVec3, lower: bool, out: &mut [Extent]) -> usize {
-        let body = &self.bodies[i];
-        let m = body.motion_bound(self.gravity);
-        let g = n.dot(m.acceleration);
-        let sign = if lower { -1.0 } else { 1.0 };
-        if !body.vertices.is_empty() && m.constant_spin && body.moves() {
-            let w2 = m.angular_velocity.length_squared();
-            for (k, c) in body.vertices.iter().enumerate() {
-                let r = body.orientation * *c;
-                out[k] = Extent {
-                    h0: n.dot(body.position + r),
-                    h1: n.dot(m.velocity + m.angular_velocity.cross(r)),
-                    h2: g + sign * w2 * c.length() * (1.0 + 1e-12),
-                };
-            }
-            body.vertices.len()
-        } else {
-            let pose = body.pose();
-            let h0 = if lower {
-                -body.collider.support(&pose, -n)
-            } else {
-                body.collider.support(&pose, n)
-            };
-            out[0] = Extent {
-                h0,
-                h1: n.dot(m.velocity) + sign * m.spin_along(n),
-                h2: g,
-            };
-            1
-        }
+        pair_axis_extents(&self.bodies[a], &self.bodies[b], self.gravity, n)
     }
 
     /// Applies collision impulses at the approaching contact points of `self.points`, until none
