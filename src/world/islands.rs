@@ -38,7 +38,7 @@ const NONE: u32 = u32::MAX;
 /// Buffers of the parallel event loop, kept between steps.
 #[derive(Default)]
 pub(super) struct IslandScratch {
-    /// Per body: fixed (read while the members are moved out of the world).
+    /// Per body: fixed (also read while the members are moved out of the world).
     fixed: Vec<bool>,
     /// A grid over the limits.
     grid: BroadPhase,
@@ -122,7 +122,6 @@ impl World {
         if group_count < 2 {
             return Ok(false);
         }
-        let fixed = |b: &crate::body::Body| b.motion == Motion::Fixed;
         while s.worlds.len() < group_count {
             s.worlds.push(self.blank_like());
         }
@@ -133,7 +132,7 @@ impl World {
             w.bodies.clear();
             group.hot.clear();
             for &x in &group.bodies {
-                if fixed(&self.bodies[x]) {
+                if s.fixed[x] {
                     w.bodies.push(self.bodies[x].clone());
                 } else {
                     group.hot.push(self.bodies[x].hot());
@@ -225,7 +224,7 @@ impl World {
         for (group, w) in s.groups.iter_mut().zip(&mut s.worlds).take(group_count) {
             let mut hot = group.hot.iter();
             for (k, &x) in group.bodies.iter().enumerate() {
-                if fixed(&w.bodies[k]) {
+                if s.fixed[x] {
                     continue;
                 }
                 std::mem::swap(&mut self.bodies[x], &mut w.bodies[k]);
@@ -264,15 +263,15 @@ impl World {
     /// returns the number of groups (< 2: not worth threads).
     fn plan_groups(&mut self, s: &mut IslandScratch, h: f64) -> usize {
         let n = self.bodies.len();
-        let fixed = |b: &crate::body::Body| b.motion == Motion::Fixed;
         // A body's limit: its swept box grown by as far as a reversal of its present motion
         // could take it over the step, plus ε_c and g·h² (scaled by `island_margin`).
         let g = self.gravity.length();
         s.fixed.clear();
-        s.fixed.extend(self.bodies.iter().map(fixed));
+        s.fixed
+            .extend(self.bodies.iter().map(|b| b.motion == Motion::Fixed));
         s.limits.clear();
-        for (b, bx) in self.bodies.iter().zip(&self.boxes) {
-            if fixed(b) {
+        for ((b, bx), &fixed) in self.bodies.iter().zip(&self.boxes).zip(&s.fixed) {
+            if fixed {
                 s.limits.push(*bx);
             } else {
                 let speed = b.velocity.length() + b.rotation_radius * b.max_angular_speed;
@@ -281,8 +280,8 @@ impl World {
             }
         }
         // Islands: moving and sleeping bodies joined through overlapping limits.
-        let bodies = &self.bodies;
-        s.grid.reset(&s.limits, |i| !fixed(&bodies[i]));
+        let fixed = &s.fixed;
+        s.grid.reset(&s.limits, |i| !fixed[i]);
         for i in 0..n {
             s.grid.insert(i, &s.limits[i]);
         }
@@ -291,12 +290,12 @@ impl World {
         s.pairs.clear();
         let mut cand = std::mem::take(&mut s.candidates);
         for i in 0..n {
-            if fixed(&self.bodies[i]) {
+            if s.fixed[i] {
                 continue;
             }
             s.grid.query(i, &s.limits[i], &s.limits, &mut cand);
             for &j in &cand {
-                let j_fixed = fixed(&self.bodies[j as usize]);
+                let j_fixed = s.fixed[j as usize];
                 if !j_fixed && (j as usize) < i {
                     continue; // found from j's side
                 }
@@ -319,11 +318,7 @@ impl World {
         s.events.resize(n, 0);
         let mut total = 0u64;
         for ev in self.heap.events() {
-            let owner = if fixed(&self.bodies[ev.a as usize]) {
-                ev.b
-            } else {
-                ev.a
-            };
+            let owner = if s.fixed[ev.a as usize] { ev.b } else { ev.a };
             s.events[s.root[owner as usize] as usize] += 1;
             total += 1;
         }
@@ -355,7 +350,7 @@ impl World {
             s.group_of[root as usize] = g as u32;
         }
         for i in 0..n {
-            if !fixed(&self.bodies[i]) {
+            if !s.fixed[i] {
                 let g = s.group_of[s.root[i] as usize];
                 if g != NONE {
                     s.groups[g as usize].bodies.push(i);
@@ -363,7 +358,7 @@ impl World {
             }
         }
         for &(a, b) in &s.pairs {
-            let a_fixed = fixed(&self.bodies[a as usize]);
+            let a_fixed = s.fixed[a as usize];
             let mover = if a_fixed { b } else { a };
             let g = s.group_of[s.root[mover as usize] as usize];
             if g == NONE {
@@ -373,7 +368,7 @@ impl World {
             group.pairs.push((a, b));
             if a_fixed {
                 group.bodies.push(a as usize);
-            } else if fixed(&self.bodies[b as usize]) {
+            } else if s.fixed[b as usize] {
                 group.bodies.push(b as usize);
             }
         }
