@@ -220,13 +220,14 @@ pub struct Solver {
     keys: Vec<(f64, usize)>,
     reordered: Vec<Row>,
     /// Shock propagation: level of each moving slot, the patches of each moving slot (CSR),
-    /// the BFS queue, and the patches in level order with their one-sided friction inverses.
+    /// the BFS queue, and the patches in level order with which of their bodies take impulses
+    /// and their one-sided friction inverses.
     level: Vec<u32>,
     adjacency_start: Vec<u32>,
     adjacency: Vec<u32>,
     queue: Vec<u32>,
     by_level: Vec<(u32, u32)>,
-    one_sided: Vec<(DMat3, f64)>,
+    one_sided: Vec<([bool; 2], DMat3, f64)>,
 }
 
 /// The body a contact point is tracked on between steps: b unless b does not move.
@@ -801,7 +802,7 @@ impl Solver {
                 0.0
             };
             self.one_sided
-                .push((tangent_inverse(&k_free, n), twist_inv));
+                .push(([a_free, b_free], tangent_inverse(&k_free, n), twist_inv));
         }
         let mut i = 0;
         while i < self.by_level.len() {
@@ -813,16 +814,13 @@ impl Solver {
             for _ in 0..settings.shock_iterations {
                 for e in i..j {
                     let k = self.by_level[e].1 as usize;
-                    let (k_tt_inv, twist_inv) = self.one_sided[e];
-                    let p = &mut self.patches[k];
-                    let a_free = level_of(&self.level, p.sa) == level && p.sa & STILL == 0;
-                    let b_free = level_of(&self.level, p.sb) == level && p.sb & STILL == 0;
+                    let (free, k_tt_inv, twist_inv) = self.one_sided[e];
                     solve_patch_one_sided(
-                        p,
+                        &mut self.patches[k],
                         &mut self.rows,
                         &mut self.moving,
                         &self.still,
-                        [a_free, b_free],
+                        free,
                         k_tt_inv,
                         twist_inv,
                     );
