@@ -1490,7 +1490,7 @@ impl World {
 
     /// Wakes sleeping body `i` at time `t`, and every sleeping body resting on it, transitively
     /// upwards (a body left asleep above a woken support would hang in mid-air). Woken bodies get
-    /// new boxes and bounds for their pairs.
+    /// new boxes and bounds for their pairs ([`Self::rebound_bodies`]).
     fn wake_up(&mut self, i: usize, t: f64) {
         let up = -self.gravity.normalize_or_zero();
         let mut stack = std::mem::take(&mut self.wake_stack);
@@ -1517,22 +1517,10 @@ impl World {
                 }
             }
         }
-        for &k in &woken {
-            let bx = self.body_box(k, self.frame_end - t);
-            self.set_box(k, bx);
-        }
-        for &k in &woken {
-            let bx = self.boxes[k];
-            self.broad.query(k, &bx, &self.boxes, &mut cand);
-            for &j in &cand {
-                let j = j as usize;
-                if self.pair_matters(k, j) {
-                    self.bodies[j].advance_to(t, self.gravity);
-                    self.push_bound(k.min(j), k.max(j), t);
-                }
-            }
-        }
         self.candidates = cand;
+        // New boxes and bounds for the woken bodies, each pair of two woken bodies once.
+        woken.sort_unstable();
+        self.rebound_bodies(&woken, t);
         self.woken = woken;
         self.wake_stack = stack;
     }
