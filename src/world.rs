@@ -422,6 +422,25 @@ fn sphere_bound(a: &Body, b: &Body, gravity: DVec3, epsilon: f64) -> f64 {
     }
 }
 
+/// `x` as an f32 no greater than it (a relative 1e-6 and an absolute 1e-6 below; `f32::MIN` for
+/// −∞): the stages' lower bounds and box corners must stay conservative after the cast.
+fn f32_below(x: f64) -> f32 {
+    if x.is_finite() {
+        (x - x.abs() * 1e-6 - 1e-6) as f32
+    } else {
+        f32::MIN
+    }
+}
+
+/// `x` as an f32 no less than it (see [`f32_below`]; `f32::MAX` when not finite).
+fn f32_above(x: f64) -> f32 {
+    if x.is_finite() {
+        (x + x.abs() * 1e-6 + 1e-6) as f32
+    } else {
+        f32::MAX
+    }
+}
+
 /// Proximity of two bodies at their current poses ([`proximity`] on their colliders).
 fn body_proximity(a: &Body, b: &Body, margin: f64, out: &mut Vec<ContactPoint>) -> f64 {
     proximity(&a.collider, &a.pose(), &b.collider, &b.pose(), margin, out)
@@ -1308,9 +1327,7 @@ impl World {
                 0.0
             };
             let q = b.orientation;
-            // f64 → f32 rounded outwards (down / up), for the bounds that must stay conservative.
-            let down = |x: f64| (x - x.abs() * 1e-6 - 1e-9) as f32;
-            let up = |x: f64| (x + x.abs() * 1e-6 + 1e-9) as f32;
+            let (down, up) = (f32_below, f32_above);
             // The own box, as in `body_box`, for the awake dynamic bodies.
             let (own_min, own_max, has_own_box) =
                 if motion == stages::MOTION_DYNAMIC && b.bounding_radius.is_finite() {
@@ -1343,20 +1360,6 @@ impl World {
                 // Exact boxes for fixed bodies (a floor's bounding sphere would be useless),
                 // rounded outwards to f32.
                 let (min, max) = b.collider.aabb(&b.pose());
-                let down = |x: f64| {
-                    if x.is_finite() {
-                        (x - x.abs() * 1e-6 - 1e-6) as f32
-                    } else {
-                        f32::MIN
-                    }
-                };
-                let up = |x: f64| {
-                    if x.is_finite() {
-                        (x + x.abs() * 1e-6 + 1e-6) as f32
-                    } else {
-                        f32::MAX
-                    }
-                };
                 let aabb = stages::Aabb::new(
                     [down(min.x), down(min.y), down(min.z)],
                     [up(max.x), up(max.y), up(max.z)],
