@@ -63,11 +63,16 @@ fn assert_same_as_one_loop(sc: &Scene, t: f64, margin: f64) -> Counts {
     split
 }
 
-#[test]
-fn microcollision_sites_split_into_islands_and_end_bit_for_bit_as_one_loop() {
+/// 64 single cubes dropped at their sites, resting contacts as microcollisions.
+fn microcollision_sites() -> Scene {
     let mut sc = scene(G, 0.5, 0.3, sites(8, 1));
     sc.world.resting_contact = RestingContactMode::Microcollisions;
-    let split = assert_same_as_one_loop(&sc, 0.8, 1.0);
+    sc
+}
+
+#[test]
+fn microcollision_sites_split_into_islands_and_end_bit_for_bit_as_one_loop() {
+    let split = assert_same_as_one_loop(&microcollision_sites(), 0.8, 1.0);
     assert!(split.parallel_loops > 0, "{split:?}");
 }
 
@@ -86,8 +91,6 @@ fn constraint_sites_with_held_stacks_split_and_end_bit_for_bit_as_one_loop() {
 /// every body is put back and the one loop redoes the step, with the same result.
 #[test]
 fn void_island_runs_are_undone_exactly() {
-    let mut sc = scene(G, 0.5, 0.3, sites(8, 1));
-    sc.world.resting_contact = RestingContactMode::Microcollisions;
-    let split = assert_same_as_one_loop(&sc, 0.8, 0.0);
+    let split = assert_same_as_one_loop(&microcollision_sites(), 0.8, 0.0);
     assert!(split.parallel_escapes > 0, "{split:?}");
 }
