@@ -17,7 +17,7 @@
 //! Both are exact lower bounds, never estimates; a property test checks no pair ever gets below
 //! the target unseen.
 
-use glam::DVec3;
+use glam::{DQuat, DVec3};
 
 /// What a body contributes to a pair's bound.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -205,6 +205,13 @@ impl EnvelopeBound<'_> {
     /// value cannot drop to `target` in `[0, best]` (see [`DistanceBound::may_reach_by`]) is
     /// skipped too. The result is exactly the full minimum.
     pub fn time_to(&self, target: f64) -> f64 {
+        self.time_to_within(target, f64::INFINITY)
+    }
+
+    /// [`Self::time_to`] where only times before `limit` matter: the exact first time if it is
+    /// before `limit`, else some time no earlier than `limit`. Terms that cannot reach the
+    /// target before `limit` are screened out without solving them.
+    pub fn time_to_within(&self, target: f64, limit: f64) -> f64 {
         let nearest = |x: &[Extent], lowest: bool| {
             (0..x.len()).reduce(|k, m| {
                 let better = if lowest {
@@ -227,7 +234,9 @@ impl EnvelopeBound<'_> {
             c1: a.h1 - b.h1,
             c2: a.h2 - b.h2,
         };
-        let mut best = term(&self.lower[i0], &self.upper[j0]).time_to(target);
+        let mut best = term(&self.lower[i0], &self.upper[j0])
+            .time_to(target)
+            .min(limit);
         let horizon = best;
         let high = if horizon.is_finite() {
             let t = horizon;
@@ -274,6 +283,78 @@ impl EnvelopeBound<'_> {
         }
         best
     }
+}
+
+/// A polytope in free flight with constant angular velocity (spherical inertia) and the same
+/// acceleration as the other body of its pair: what [`turning_axis_extents`] needs of it.
+pub struct VertexFlight<'a> {
+    /// Centre of mass now (m).
+    pub position: DVec3,
+    /// Orientation now (body to world).
+    pub orientation: DQuat,
+    /// Centre-of-mass velocity now (m/s).
+    pub velocity: DVec3,
+    /// Angular velocity (rad/s), constant over the flight.
+    pub angular_velocity: DVec3,
+    /// Vertices relative to the centre of mass, in the body frame (m).
+    pub vertices: &'a [DVec3],
+}
+
+/// Per-vertex extents of a pair of polytopes `a` (from below) and `b` (from above), both in
+/// free flight with constant `ω` and equal accelerations, along the axis
+/// `n(t) = R_b(t) R_b(0)ᵀ n` that turns with b (`n` from b to a), valid over `[0, horizon]`.
+/// Writes `lower` and `upper` and returns how many of each.
+///
+/// Why: in a pile, bodies in contact turn together, and an axis fixed in space sees each of
+/// a's vertices close on each of b's at the full `|ω| L` of the pair's common turn, although
+/// neither moves relative to the other: the bound then expires long before anything happens.
+///
+/// Measured from b's centre along the turning axis, b's vertices are fixed (`h1 = h2 = 0`), and
+/// a's vertex `i` sits at `n·q_i` with `q_i = R_bᵀ y_i`, `y_i = x_a + R_a c_i − x_b`. That moves
+/// at `n·(v_a + ω_a × r_i − v_b − ω_b × y_i)` now: the velocity of a's vertex relative to b's
+/// material point there, zero for a pair at rest relative to each other however fast it turns.
+/// Its second derivative is `n(t)·(ÿ − 2 ω_b × ẏ + ω_b × (ω_b × y))` (the rotating frame's
+/// Coriolis and centripetal terms; the accelerations cancel), with `|ÿ| ≤ |ω_a| |ω_a × r_i|`,
+/// `|ẏ| ≤ |v_a − v_b| + |ω_a × r_i| = U_i` (the vertex turns about `ω_a`, so `|ω_a × r_i|` is
+/// constant) and `|y(t)| ≤ |y_i(0)| + U_i t`. So over `[0, T]` it is bounded from below by
+/// `h2_i = −(|ω_a| |ω_a × r_i| + 2 |ω_b| U_i + |ω_b|² (|y_i| + U_i T))`. A slab along any axis,
+/// turning or not, separates the bodies, so the gap along it never exceeds their distance and
+/// the bound stays exact (`tests/toi_bound.rs` samples it).
+pub fn turning_axis_extents(
+    a: &VertexFlight,
+    b: &VertexFlight,
+    n: DVec3,
+    horizon: f64,
+    lower: &mut [Extent],
+    upper: &mut [Extent],
+) -> (usize, usize) {
+    let (wa, wb) = (a.angular_velocity, b.angular_velocity);
+    let (sa, sb) = (wa.length(), wb.length());
+    let dv = a.velocity - b.velocity;
+    let speed = dv.length();
+    for (out, c) in lower.iter_mut().zip(a.vertices) {
+        let r = a.orientation * *c;
+        let y = a.position + r - b.position;
+        let wr = wa.cross(r);
+        let u = speed + wr.length();
+        let curvature = sa * wr.length() + 2.0 * sb * u + sb * sb * (y.length() + u * horizon);
+        *out = Extent {
+            h0: n.dot(y),
+            h1: n.dot(dv + wr - wb.cross(y)),
+            h2: -curvature * (1.0 + 1e-9),
+        };
+    }
+    for (out, c) in upper.iter_mut().zip(b.vertices) {
+        *out = Extent {
+            h0: n.dot(b.orientation * *c),
+            h1: 0.0,
+            h2: 0.0,
+        };
+    }
+    (
+        a.vertices.len().min(lower.len()),
+        b.vertices.len().min(upper.len()),
+    )
 }
 
 impl DistanceBound {
@@ -354,6 +435,15 @@ mod tests {
                     .map(|b| b.time_to(target))
                     .fold(f64::INFINITY, f64::min);
                 assert_eq!(env.time_to(target), plain);
+                // Within a limit: exact before it, no earlier than it otherwise.
+                for limit in [1e-3, 0.05, 0.3] {
+                    let within = env.time_to_within(target, limit);
+                    if plain < limit {
+                        assert_eq!(within, plain);
+                    } else {
+                        assert!(within >= limit, "{within} < {limit} (exact {plain})");
+                    }
+                }
             }
             let tol = 1e-12 * (1.0 + gap.abs());
             let plain = terms

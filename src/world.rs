@@ -50,7 +50,7 @@ use crate::scene::{MassSpec, Motion, RestingContactMode, Scene, SceneError};
 use crate::shape::Shape;
 use crate::stages::{self, BoxOverride, FrameParams, FrameStages, StageBody};
 use crate::swept_aabb::{swept_aabb, Aabb};
-use crate::toi_bound::{DistanceBound, EnvelopeBound, Extent};
+use crate::toi_bound::{turning_axis_extents, DistanceBound, EnvelopeBound, Extent, VertexFlight};
 use glam::{DQuat, DVec3};
 
 mod islands;
@@ -314,14 +314,52 @@ pub struct World {
 }
 
 /// The extents of a (from below) and b (from above) along the axis `n` (from b to a), for an
-/// [`EnvelopeBound`].
-fn pair_axis_extents(a: &Body, b: &Body, gravity: DVec3, n: DVec3) -> AxisExtents {
+/// [`EnvelopeBound`], valid over the next `horizon` seconds.
+///
+/// When both bodies move and spin at constant `ω` (spherical inertia, the per-vertex case), the
+/// axis is carried along with b ([`turning_axis_extents`]): in a pile, bodies in contact turn
+/// together, and an axis fixed in space then sees each of a's vertices closing on each of b's at
+/// the full `|ω| L` of the pair's common turn, although neither moves relative to the other.
+/// Else the axis is fixed in space, and the bound holds for ever (`horizon` ∞).
+fn pair_axis_extents(a: &Body, b: &Body, gravity: DVec3, n: DVec3, horizon: f64) -> AxisExtents {
     let mut out = AxisExtents {
         lower: [Extent::default(); crate::body::MAX_BOUND_VERTICES],
         upper: [Extent::default(); crate::body::MAX_BOUND_VERTICES],
         lower_len: 0,
         upper_len: 0,
+        horizon: f64::INFINITY,
     };
+    let spins_freely = |body: &Body| {
+        body.is_awake_dynamic()
+            && !body.vertices.is_empty()
+            && body.motion_bound(gravity).constant_spin
+    };
+    // With b not turning, its frame is the fixed one (whose bound needs no horizon).
+    if horizon.is_finite()
+        && b.angular_velocity != DVec3::ZERO
+        && spins_freely(a)
+        && spins_freely(b)
+    {
+        fn flight(body: &Body) -> VertexFlight<'_> {
+            VertexFlight {
+                position: body.position,
+                orientation: body.orientation,
+                velocity: body.velocity,
+                angular_velocity: body.angular_velocity,
+                vertices: &body.vertices,
+            }
+        }
+        (out.lower_len, out.upper_len) = turning_axis_extents(
+            &flight(a),
+            &flight(b),
+            n,
+            horizon,
+            &mut out.lower,
+            &mut out.upper,
+        );
+        out.horizon = horizon;
+        return out;
+    }
     out.lower_len = body_extents(a, gravity, n, true, &mut out.lower);
     out.upper_len = body_extents(b, gravity, n, false, &mut out.upper);
     out
@@ -374,8 +412,9 @@ fn pair_band(held: &rustc_hash::FxHashSet<(u32, u32)>, epsilon: f64, a: usize, b
 /// tolerance of an event.
 #[derive(Clone, Copy)]
 enum FirstBound {
-    /// Along the pair's last separating axis ([`EnvelopeBound`]): time from now (s).
-    Axis(f64),
+    /// Along the pair's last separating axis ([`EnvelopeBound`]): time from now (s; ∞ if not
+    /// within the extents' horizon), and whether it may be kept across steps.
+    Axis(f64, bool),
     /// From the bounding spheres: time from now (s).
     Spheres(f64),
 }
@@ -383,7 +422,8 @@ enum FirstBound {
 /// The bound [`World::push_bound`] pushes for bodies `a`, `b` (both at the same time), computed
 /// without touching the world, so that a step's many first bounds can be computed on all cores:
 /// along `axis` (the pair's last separating axis) if there is one, both are convex and their
-/// gap along it exceeds `band`, else from the bounding spheres with `epsilon`.
+/// gap along it exceeds `band`, else from the bounding spheres with `epsilon`. `horizon`: the
+/// time left in the step (see [`pair_axis_extents`]).
 fn first_bound(
     a: &Body,
     b: &Body,
@@ -391,12 +431,12 @@ fn first_bound(
     gravity: DVec3,
     epsilon: f64,
     band: f64,
+    horizon: f64,
 ) -> FirstBound {
     if let (Some(n), true) = (axis, a.convex && b.convex) {
-        let extents = pair_axis_extents(a, b, gravity, n);
-        let env = extents.envelope();
-        if env.gap() > band {
-            return FirstBound::Axis(env.time_to(0.5 * band));
+        let extents = pair_axis_extents(a, b, gravity, n, horizon);
+        if extents.envelope().gap() > band {
+            return FirstBound::Axis(extents.time_to(0.5 * band), extents.lasting());
         }
     }
     FirstBound::Spheres(sphere_bound(a, b, gravity, epsilon))
@@ -452,6 +492,8 @@ struct AxisExtents {
     upper: [Extent; crate::body::MAX_BOUND_VERTICES],
     lower_len: usize,
     upper_len: usize,
+    /// How long the extents hold (s from now): ∞ for an axis fixed in space.
+    horizon: f64,
 }
 
 impl AxisExtents {
@@ -459,6 +501,29 @@ impl AxisExtents {
         EnvelopeBound {
             lower: &self.lower[..self.lower_len],
             upper: &self.upper[..self.upper_len],
+        }
+    }
+
+    /// True if the extents hold for ever, so a bound from them may be kept across steps.
+    fn lasting(&self) -> bool {
+        self.horizon == f64::INFINITY
+    }
+
+    /// [`EnvelopeBound::time_to`] within the horizon: ∞ if not before it.
+    fn time_to(&self, target: f64) -> f64 {
+        self.within_horizon(self.envelope().time_to_within(target, self.horizon))
+    }
+
+    /// [`EnvelopeBound::return_time`] within the horizon: ∞ if not before it.
+    fn return_time(&self, gap: f64) -> f64 {
+        self.within_horizon(self.envelope().return_time(gap))
+    }
+
+    fn within_horizon(&self, t: f64) -> f64 {
+        if t < self.horizon {
+            t
+        } else {
+            f64::INFINITY
         }
     }
 }
@@ -1250,10 +1315,13 @@ impl World {
         bounds.clear();
         let (bodies, last_axis, held) = (&self.bodies, &self.last_axis, &self.held);
         let (gravity, epsilon) = (self.gravity, self.epsilon);
+        let horizon = self.frame_end - t0;
         bounds.par_extend(fresh.par_iter().with_min_len(256).map(|&(a, b)| {
             let axis = last_axis.get(&(a as u32, b as u32)).copied();
             let band = pair_band(held, epsilon, a, b);
-            first_bound(&bodies[a], &bodies[b], axis, gravity, epsilon, band)
+            first_bound(
+                &bodies[a], &bodies[b], axis, gravity, epsilon, band, horizon,
+            )
         }));
         for (&(a, b), &bound) in fresh.iter().zip(&bounds) {
             self.push_first_bound(a, b, t0, bound);
@@ -1690,6 +1758,7 @@ impl World {
             self.gravity,
             self.epsilon,
             band,
+            self.frame_end - t,
         );
         self.push_first_bound(a, b, t, bound);
     }
@@ -1697,14 +1766,14 @@ impl World {
     /// Pushes pair (a, b)'s first bound `bound`, computed at time `t`, and counts it.
     fn push_first_bound(&mut self, a: usize, b: usize, t: f64, bound: FirstBound) {
         self.counts.toi_bounds += 1;
-        let dt = match bound {
-            FirstBound::Axis(dt) => {
+        let (dt, keep) = match bound {
+            FirstBound::Axis(dt, keep) => {
                 self.counts.axis_bounds += 1;
-                dt
+                (dt, keep)
             }
-            FirstBound::Spheres(dt) => dt,
+            FirstBound::Spheres(dt) => (dt, true),
         };
-        self.push(a, b, t + dt, BoundKind::Coarse);
+        self.push_kept(a, b, t + dt, BoundKind::Coarse, keep);
     }
 
     fn push(&mut self, a: usize, b: usize, time: f64, kind: BoundKind) {
@@ -1814,17 +1883,18 @@ impl World {
             }
         }
         let n = self.points.first().map_or(DVec3::Z, |p| p.normal);
+        let mut lasting = true;
         let dt = if self.bodies[a].convex && self.bodies[b].convex {
-            let extents = self.axis_extents(a, b, n);
-            let env = extents.envelope();
+            let extents = self.axis_extents(a, b, n, self.frame_end - t);
+            lasting = extents.lasting();
             // The envelope's own value now; it may differ from the measured distance by the
             // rounding of the two geometric routes, so targets are set relative to it.
-            let gap = env.gap();
+            let gap = extents.envelope().gap();
             self.schedule(
                 d,
                 eps,
-                |x| env.time_to(gap + (x - d)),
-                || env.return_time(gap),
+                |x| extents.time_to(gap + (x - d)),
+                || extents.return_time(gap),
             )
         } else {
             let (ma, mb) = (
@@ -1837,7 +1907,7 @@ impl World {
         // Only a bound from outside the band is kept across steps: a pair inside it is
         // measured afresh at every step start, as when no bound was kept at all (the band's
         // small steps track a resting contact, and re-measuring it then costs little).
-        self.push_kept(a, b, t + dt, BoundKind::Fine, d > eps);
+        self.push_kept(a, b, t + dt, BoundKind::Fine, d > eps && lasting);
     }
 
     /// When to measure a pair at distance `d` again, given its bound as `reach(x)` (the first
@@ -1885,8 +1955,8 @@ impl World {
 
     /// The extents of a (from below) and b (from above) along the axis `n` (from b to a), for
     /// an [`EnvelopeBound`].
-    fn axis_extents(&self, a: usize, b: usize, n: DVec3) -> AxisExtents {
-        pair_axis_extents(&self.bodies[a], &self.bodies[b], self.gravity, n)
+    fn axis_extents(&self, a: usize, b: usize, n: DVec3, horizon: f64) -> AxisExtents {
+        pair_axis_extents(&self.bodies[a], &self.bodies[b], self.gravity, n, horizon)
     }
 
     /// Applies collision impulses at the approaching contact points of `self.points`, until none

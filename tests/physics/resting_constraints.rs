@@ -335,8 +335,9 @@ fn tall_stack(n: usize, sweeps: usize, shock: usize) -> (f64, f64, f64) {
 
 /// Shock propagation (Bender & Schmitt §3.3): a stack of twelve, with the default 8 sweeps,
 /// ends with every gap at the contact step's target (0.5 ε_c: the top 12 × 0.5 mm above
-/// touching), where the same sweeps alone leave it spread by over a millimetre, and it slides
-/// less than half as far (measured: 3.0 mm vs 10.3 mm; 64 sweeps alone: 6.6 mm).
+/// touching), where the same sweeps alone leave it spread by over half a millimetre, and it
+/// slides less far (measured: 3.0 mm vs 3.5 mm; before the event bounds turned with the bodies,
+/// whose fewer needless events let the stack creep less, 3.0 mm vs 10.3 mm).
 #[test]
 fn shock_propagation_settles_a_tall_stack() {
     let gaps = 12.0 * 0.5e-3;
@@ -348,5 +349,5 @@ fn shock_propagation_settles_a_tall_stack() {
         (rise0 - gaps).abs() > 5e-4,
         "the sweeps alone settled it: {rise0}"
     );
-    assert!(slid < 0.5 * slid0, "{slid} vs {slid0}");
+    assert!(slid < slid0, "{slid} vs {slid0}");
 }
