@@ -309,7 +309,9 @@ pub struct World {
     /// In an island's world: a body's box left its limit, so the run is void.
     escaped: bool,
     /// A step's pairs that need a first bound, and those bounds ([`World::seed_pairs`]).
-    fresh_pairs: Vec<(usize, usize)>,
+    fresh_pairs: Vec<(usize, usize, usize)>,
+    /// The stages' bound of each of a step's pairs (reused).
+    stage_bounds: Vec<f32>,
     fresh_bounds: Vec<FirstBound>,
 }
 
@@ -417,6 +419,10 @@ enum FirstBound {
     Axis(f64, bool),
     /// From the bounding spheres: time from now (s).
     Spheres(f64),
+    /// From the data-parallel stages (a pair never measured): time from now (s).
+    Stage(f64),
+    /// The stages found no meeting within the step: nothing to push.
+    None,
 }
 
 /// The bound [`World::push_bound`] pushes for bodies `a`, `b` (both at the same time), computed
@@ -843,7 +849,7 @@ impl World {
             let pairs = self.collect_pairs(t1 - t0);
             self.counts.broad_phase_pairs += pairs.len() as u64;
             self.note_islands(&pairs);
-            self.seed_pairs(&pairs, t0);
+            self.seed_pairs(&pairs, None, t0);
         }
         self.earlier_bounds.clear();
         let clock = self.lap(clock, |s| &mut s.broad_phase);
@@ -1299,16 +1305,19 @@ impl World {
     /// trajectories since an earlier step keeps that step's bound (still a valid lower bound);
     /// the others get a first bound ([`World::push_bound`]'s), computed on all cores (they are
     /// independent) and pushed in pair order, so the heap is the same on any number of threads.
-    fn seed_pairs(&mut self, pairs: &[(usize, usize)], t0: f64) {
+    ///
+    /// With `stage_bounds` (the GPU or CPU-twin stages' f32 bound of each pair, from now), a
+    /// pair never measured takes its stage bound instead of the bounding spheres'.
+    fn seed_pairs(&mut self, pairs: &[(usize, usize)], stage_bounds: Option<&[f32]>, t0: f64) {
         use rayon::prelude::*;
         let mut fresh = std::mem::take(&mut self.fresh_pairs);
         fresh.clear();
-        for &(a, b) in pairs {
+        for (k, &(a, b)) in pairs.iter().enumerate() {
             if let Some(ev) = self.earlier_bound(a, b) {
                 self.counts.kept_bounds += 1;
                 self.push(a, b, ev.time, ev.kind);
             } else {
-                fresh.push((a, b));
+                fresh.push((a, b, k));
             }
         }
         let mut bounds = std::mem::take(&mut self.fresh_bounds);
@@ -1316,14 +1325,23 @@ impl World {
         let (bodies, last_axis, held) = (&self.bodies, &self.last_axis, &self.held);
         let (gravity, epsilon) = (self.gravity, self.epsilon);
         let horizon = self.frame_end - t0;
-        bounds.par_extend(fresh.par_iter().with_min_len(256).map(|&(a, b)| {
+        bounds.par_extend(fresh.par_iter().with_min_len(256).map(|&(a, b, k)| {
             let axis = last_axis.get(&(a as u32, b as u32)).copied();
-            let band = pair_band(held, epsilon, a, b);
-            first_bound(
-                &bodies[a], &bodies[b], axis, gravity, epsilon, band, horizon,
-            )
+            match (axis, stage_bounds) {
+                (None, Some(stage)) if stage[k] == stages::TOI_NONE => FirstBound::None,
+                // The f32 bound is already padded; shave a relative 1e-6 more for the f64 add.
+                (None, Some(stage)) => {
+                    FirstBound::Stage((f64::from(stage[k]) * (1.0 - 1e-6)).max(0.0))
+                }
+                _ => {
+                    let band = pair_band(held, epsilon, a, b);
+                    first_bound(
+                        &bodies[a], &bodies[b], axis, gravity, epsilon, band, horizon,
+                    )
+                }
+            }
         }));
-        for (&(a, b), &bound) in fresh.iter().zip(&bounds) {
+        for (&(a, b, _), &bound) in fresh.iter().zip(&bounds) {
             self.push_first_bound(a, b, t0, bound);
         }
         self.fresh_pairs = fresh;
@@ -1462,33 +1480,25 @@ impl World {
             let b = self.boxes[i];
             self.broad.insert(i, &b);
         }
+        // The stages' boxes contain the host's (padded by ε/2 and rounding): their pairs
+        // include every pair of the host's boxes, which keep exactly the host path's pairs.
+        // A pair measured before is bounded along its last separating axis, as on the host
+        // path: the seeds then differ from the host's only for pairs never measured.
+        let mut pairs = std::mem::take(&mut self.step_pairs);
+        pairs.clear();
+        let mut stage_bounds = std::mem::take(&mut self.stage_bounds);
+        stage_bounds.clear();
         for pb in &out.bounds {
             let (a, b) = (pb.a as usize, pb.b as usize);
-            // The stages' boxes contain the host's (padded by ε/2 and rounding): their pairs
-            // include every pair of the host's boxes, which keep exactly the host path's pairs.
-            if !self.boxes[a].overlaps(&self.boxes[b]) || !self.pair_matters(a, b) {
-                continue;
+            if self.boxes[a].overlaps(&self.boxes[b]) && self.pair_matters(a, b) {
+                pairs.push((a, b));
+                stage_bounds.push(pb.toi_bound);
             }
-            self.counts.broad_phase_pairs += 1;
-            if let Some(ev) = self.earlier_bound(a, b) {
-                self.counts.kept_bounds += 1;
-                self.push(a, b, ev.time, ev.kind);
-                continue;
-            }
-            if self.last_axis.contains_key(&(a as u32, b as u32)) {
-                // The host's own bound along the pair's last separating axis, as on the host
-                // path: the seeds then differ from the host's only for pairs never measured.
-                self.push_bound(a, b, t0);
-                continue;
-            }
-            if pb.toi_bound == stages::TOI_NONE {
-                continue;
-            }
-            self.counts.toi_bounds += 1;
-            // The f32 bound is already padded; shave a relative 1e-6 more for the f64 add.
-            let dt = (f64::from(pb.toi_bound) * (1.0 - 1e-6)).max(0.0);
-            self.push(a, b, t0 + dt, BoundKind::Coarse);
         }
+        self.counts.broad_phase_pairs += pairs.len() as u64;
+        self.seed_pairs(&pairs, Some(&stage_bounds), t0);
+        self.step_pairs = pairs;
+        self.stage_bounds = stage_bounds;
         Ok(())
     }
 
@@ -1765,14 +1775,15 @@ impl World {
 
     /// Pushes pair (a, b)'s first bound `bound`, computed at time `t`, and counts it.
     fn push_first_bound(&mut self, a: usize, b: usize, t: f64, bound: FirstBound) {
-        self.counts.toi_bounds += 1;
         let (dt, keep) = match bound {
             FirstBound::Axis(dt, keep) => {
                 self.counts.axis_bounds += 1;
                 (dt, keep)
             }
-            FirstBound::Spheres(dt) => (dt, true),
+            FirstBound::Spheres(dt) | FirstBound::Stage(dt) => (dt, true),
+            FirstBound::None => return,
         };
+        self.counts.toi_bounds += 1;
         self.push_kept(a, b, t + dt, BoundKind::Coarse, keep);
     }
 
