@@ -158,58 +158,6 @@ impl BroadPhase {
     }
 }
 
-impl BroadPhase {
-    /// Every pair `(i, j)`, `i < j`, of inserted boxes that overlap and of which at least one
-    /// `leads`, each once, into `out` (cleared first) in ascending order. Call right after
-    /// inserting every box (no stale entries).
-    ///
-    /// Cell by cell instead of one query per body: a pair of grid boxes is tested in the cells
-    /// both cover and reported only from its *home* cell, the one holding the least corner of
-    /// the two boxes' overlap (it lies in both boxes' cell ranges, so exactly one cell reports
-    /// it). A body's query would look at every neighbour from both sides, through a hash lookup
-    /// per covered cell; the cells' own lists are scanned here once. Large boxes are tested
-    /// against every box.
-    pub fn all_pairs(
-        &self,
-        boxes: &[Aabb],
-        leads: impl Fn(usize) -> bool,
-        out: &mut Vec<(u32, u32)>,
-    ) {
-        out.clear();
-        let home = |b: &Aabb, c: &Aabb| {
-            let m = (b.min.max(c.min) * self.inv_cell).floor();
-            (m.x as i32, m.y as i32, m.z as i32)
-        };
-        for (&cell, list) in &self.cells {
-            for (k, &p) in list.iter().enumerate() {
-                let (pu, p_leads) = (p as usize, leads(p as usize));
-                for &q in &list[k + 1..] {
-                    let qu = q as usize;
-                    if (p_leads || leads(qu))
-                        && boxes[pu].overlaps(&boxes[qu])
-                        && home(&boxes[pu], &boxes[qu]) == cell
-                    {
-                        out.push((p.min(q), p.max(q)));
-                    }
-                }
-            }
-        }
-        for (k, &l) in self.large.iter().enumerate() {
-            let lu = l as usize;
-            for j in 0..boxes.len() {
-                // Another large box: once, from the earlier of the two in the list.
-                if j == lu || (self.in_large[j] && self.large[..=k].contains(&(j as u32))) {
-                    continue;
-                }
-                if (leads(lu) || leads(j)) && boxes[lu].overlaps(&boxes[j]) {
-                    out.push((l.min(j as u32), l.max(j as u32)));
-                }
-            }
-        }
-        out.sort_unstable();
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,29 +185,11 @@ mod tests {
             min: DVec3::splat(-100.0),
             max: DVec3::new(100.0, 100.0, 0.5),
         });
-        // A second large box, overlapping the first (a large pair found once).
-        boxes.push(Aabb {
-            min: DVec3::new(-50.0, -50.0, -1.0),
-            max: DVec3::new(50.0, 50.0, 0.2),
-        });
         let mut bp = BroadPhase::default();
         bp.reset(&boxes, |_| true);
         for (i, b) in boxes.iter().enumerate() {
             bp.insert(i, b);
         }
-        // Every overlapping pair with a leading box, once, as brute force finds them.
-        let leads = |i: usize| !i.is_multiple_of(3);
-        let mut pairs = Vec::new();
-        bp.all_pairs(&boxes, leads, &mut pairs);
-        let mut want = Vec::new();
-        for i in 0..boxes.len() {
-            for j in i + 1..boxes.len() {
-                if (leads(i) || leads(j)) && boxes[i].overlaps(&boxes[j]) {
-                    want.push((i as u32, j as u32));
-                }
-            }
-        }
-        assert_eq!(pairs, want);
         let mut out = Vec::new();
         for i in 0..boxes.len() {
             bp.query(i, &boxes[i], &boxes, &mut out);

@@ -312,8 +312,6 @@ pub struct World {
     fresh_pairs: Vec<(usize, usize, usize)>,
     /// The stages' bound of each of a step's pairs (reused).
     stage_bounds: Vec<f32>,
-    /// The grid's overlapping pairs at a step start ([`World::pairs_of_boxes`], reused).
-    grid_pairs: Vec<(u32, u32)>,
     fresh_bounds: Vec<FirstBound>,
 }
 
@@ -1706,10 +1704,9 @@ impl World {
         pairs
     }
 
-    /// The pairs `(min, max)` whose boxes in `self.boxes` overlap and of which at least one body
-    /// `leads`, in ascending order, into `out` (cleared first): the grid is rebuilt from the
-    /// boxes and swept cell by cell ([`BroadPhase::all_pairs`]); a pair is kept if `keep` (a
-    /// symmetric test) says so.
+    /// The pairs `(min, max)` whose boxes in `self.boxes` overlap, into `out` (cleared first):
+    /// the grid is rebuilt from the boxes, queried from every body that `leads`, and a pair is
+    /// kept if `keep` says so. A pair of two leading bodies is found once, from its higher index.
     fn pairs_of_boxes(
         &mut self,
         leads: fn(&Body) -> bool,
@@ -1723,16 +1720,23 @@ impl World {
         for i in 0..n {
             self.broad.insert(i, &self.boxes[i]);
         }
-        let mut found = std::mem::take(&mut self.grid_pairs);
-        self.broad
-            .all_pairs(&self.boxes, |i| leads(&bodies[i]), &mut found);
-        out.extend(
-            found
-                .iter()
-                .map(|&(i, j)| (i as usize, j as usize))
-                .filter(|&(i, j)| keep(self, i, j)),
-        );
-        self.grid_pairs = found;
+        let mut cand = std::mem::take(&mut self.candidates);
+        for i in 0..n {
+            if !leads(&self.bodies[i]) {
+                continue;
+            }
+            self.broad.query(i, &self.boxes[i], &self.boxes, &mut cand);
+            for &j in &cand {
+                let j = j as usize;
+                if leads(&self.bodies[j]) && j < i {
+                    continue; // found from j's side
+                }
+                if keep(self, i, j) {
+                    out.push((i.min(j), i.max(j)));
+                }
+            }
+        }
+        self.candidates = cand;
     }
 
     /// True proximity of a pair at the bodies' current states; fills `self.points`.
