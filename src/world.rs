@@ -308,11 +308,12 @@ pub struct World {
     limits: Vec<Aabb>,
     /// In an island's world: a body's box left its limit, so the run is void.
     escaped: bool,
-    /// A step's pairs that need a first bound, and those bounds ([`World::seed_pairs`]).
+    /// A step's pairs that need a first bound (with their place in the step's pairs), and
+    /// those bounds ([`World::seed_pairs`]).
     fresh_pairs: Vec<(usize, usize, usize)>,
+    fresh_bounds: Vec<FirstBound>,
     /// The stages' bound of each of a step's pairs (reused).
     stage_bounds: Vec<f32>,
-    fresh_bounds: Vec<FirstBound>,
 }
 
 /// The extents of a (from below) and b (from above) along the axis `n` (from b to a), for an
@@ -1281,7 +1282,13 @@ impl World {
     /// bumped first, so a pair of two changed bodies is bounded once, with both new
     /// trajectories (bounding it from each side would leave the first entry stale at once).
     fn rebound_bodies(&mut self, changed: &[usize], t: f64) {
-        debug_assert!(changed.windows(2).all(|w| w[0] < w[1]));
+        self.renew_boxes(changed, t);
+        self.bound_neighbours(changed, t, None);
+    }
+
+    /// New versions and swept boxes (from `t` to the step's end) for the awake dynamic bodies
+    /// of `changed`: their bounds so far are stale.
+    fn renew_boxes(&mut self, changed: &[usize], t: f64) {
         for &i in changed {
             if self.bodies[i].is_awake_dynamic() {
                 self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
@@ -1289,6 +1296,13 @@ impl World {
                 self.set_box(i, bx);
             }
         }
+    }
+
+    /// Coarse bounds at `t` for every pair that an awake dynamic body of `changed` (ascending,
+    /// boxes renewed) forms with a body its box now overlaps, each pair once, except the pair
+    /// `except` (bounded by the caller).
+    fn bound_neighbours(&mut self, changed: &[usize], t: f64, except: Option<(usize, usize)>) {
+        debug_assert!(changed.windows(2).all(|w| w[0] < w[1]));
         let mut cand = std::mem::take(&mut self.candidates);
         for (k, &i) in changed.iter().enumerate() {
             if !self.bodies[i].is_awake_dynamic() {
@@ -1298,12 +1312,13 @@ impl World {
             self.broad.query(i, &bx, &self.boxes, &mut cand);
             for &j in &cand {
                 let j = j as usize;
+                let pair = (i.min(j), i.max(j));
                 // A pair with a changed body met earlier was bounded from that body's side.
                 let earlier =
                     changed[..k].binary_search(&j).is_ok() && self.bodies[j].is_awake_dynamic();
-                if j != i && !earlier && self.pair_matters(i, j) {
+                if j != i && !earlier && Some(pair) != except && self.pair_matters(i, j) {
                     self.bodies[j].advance_to(t, self.gravity);
-                    self.push_bound(i.min(j), i.max(j), t);
+                    self.push_bound(pair.0, pair.1, t);
                 }
             }
         }
@@ -2172,30 +2187,10 @@ impl World {
             }
         }
         let changed = &changed[..count];
-        for &i in changed {
-            self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
-            let bx = self.body_box(i, self.frame_end - t);
-            self.set_box(i, bx);
-        }
+        self.renew_boxes(changed, t);
         // The colliding pair itself: positions are unchanged, so re-measure is cheap and exact.
         let d = self.measure(a, b);
         self.push_fine(a, b, d, t);
-        let mut cand = std::mem::take(&mut self.candidates);
-        for &i in changed {
-            let bx = self.boxes[i];
-            self.broad.query(i, &bx, &self.boxes, &mut cand);
-            for &j in &cand {
-                let j = j as usize;
-                if j == a || j == b {
-                    continue;
-                }
-                if !self.pair_matters(i, j) {
-                    continue;
-                }
-                self.bodies[j].advance_to(t, self.gravity);
-                self.push_bound(i.min(j), i.max(j), t);
-            }
-        }
-        self.candidates = cand;
+        self.bound_neighbours(changed, t, Some((a, b)));
     }
 }
