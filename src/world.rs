@@ -85,6 +85,9 @@ const ZENO_GAP: f64 = 1e-3;
 const MAX_LOCAL_PAIRS: usize = 256;
 
 const MEASURE_CHUNK: usize = 64;
+/// Last axes kept beyond twice a step's pairs before they are pruned (see
+/// [`World::prune_last_axes`]).
+const AXIS_SLACK: usize = 1024;
 
 /// A body's state in its user frame (the frame its scene entry was written in).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
@@ -151,6 +154,9 @@ pub struct Counts {
     /// Of those, the runs made void by a body leaving its island's limits and redone in one
     /// loop (the results are the one loop's either way).
     pub parallel_escapes: u64,
+    /// Times the pairs' last separating axes were pruned to the current step's pairs (see
+    /// `World::prune_last_axes`).
+    pub pruned_axes: u64,
 }
 
 impl Counts {
@@ -181,6 +187,7 @@ impl Counts {
             island_steps,
             parallel_loops,
             parallel_escapes,
+            pruned_axes,
         } = *other;
         self.collisions += collisions;
         self.microcollisions += microcollisions;
@@ -205,6 +212,7 @@ impl Counts {
         self.island_steps += island_steps;
         self.parallel_loops += parallel_loops;
         self.parallel_escapes += parallel_escapes;
+        self.pruned_axes += pruned_axes;
     }
 }
 
@@ -1339,6 +1347,7 @@ impl World {
     /// pair never measured takes its stage bound instead of the bounding spheres'.
     fn seed_pairs(&mut self, pairs: &[(usize, usize)], stage_bounds: Option<&[f32]>, t0: f64) {
         use rayon::prelude::*;
+        self.prune_last_axes(pairs);
         let mut fresh = std::mem::take(&mut self.fresh_pairs);
         fresh.clear();
         for (k, &(a, b)) in pairs.iter().enumerate() {
@@ -1377,6 +1386,22 @@ impl World {
         self.fresh_bounds = bounds;
     }
 
+    /// Forgets the last axes of pairs that are not among a step's broad-phase `pairs`, once
+    /// the axes outnumber those pairs twice over (plus `AXIS_SLACK`): bodies that parted far
+    /// would otherwise keep an entry each for the rest of the run, a store that grows without
+    /// bound in a long run of a flowing scene. Amortised, this costs O(1) per measurement; a
+    /// pair that meets again starts from its bounding spheres, as a pair never measured does
+    /// (any axis gives a conservative bound, so which one a pair has changes no exactness).
+    fn prune_last_axes(&mut self, pairs: &[(usize, usize)]) {
+        if self.last_axis.len() <= 2 * pairs.len() + AXIS_SLACK {
+            return;
+        }
+        let current: rustc_hash::FxHashSet<(u32, u32)> =
+            pairs.iter().map(|&(a, b)| (a as u32, b as u32)).collect();
+        self.last_axis.retain(|pair, _| current.contains(pair));
+        self.counts.pruned_axes += 1;
+    }
+
     fn lap(
         &mut self,
         since: std::time::Instant,
@@ -1385,6 +1410,12 @@ impl World {
         let now = std::time::Instant::now();
         *slot(&mut self.stage_times) += (now - since).as_secs_f64();
         now
+    }
+
+    /// Number of pairs whose last separating axis is stored (see `World::prune_last_axes`):
+    /// at most about twice a step's broad-phase pairs plus a constant, however long the run.
+    pub fn stored_axes(&self) -> usize {
+        self.last_axis.len()
     }
 
     /// Wall time per stage so far.
@@ -2192,5 +2223,32 @@ impl World {
         let d = self.measure(a, b);
         self.push_fine(a, b, d, t);
         self.bound_neighbours(changed, t, Some((a, b)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The store of last axes is cut back to the step's pairs once it outgrows them twice over
+    /// plus the slack, and left alone below that.
+    #[test]
+    fn last_axes_are_pruned_to_the_current_pairs() {
+        let mut world = World::default();
+        let many = 2 * 10 + AXIS_SLACK + 1;
+        for k in 0..many as u32 {
+            world.last_axis.insert((k, k + 1), DVec3::Z);
+        }
+        let pairs: Vec<(usize, usize)> = (0..10).map(|k| (k, k + 1)).collect();
+        world.prune_last_axes(&pairs);
+        assert_eq!(world.stored_axes(), 10);
+        assert_eq!(world.counts.pruned_axes, 1);
+        // Within the allowance: nothing is dropped.
+        for k in 0..(2 * 10 + AXIS_SLACK - 10) as u32 {
+            world.last_axis.insert((k + 100, k + 101), DVec3::Z);
+        }
+        world.prune_last_axes(&pairs);
+        assert_eq!(world.stored_axes(), 2 * 10 + AXIS_SLACK);
+        assert_eq!(world.counts.pruned_axes, 1);
     }
 }
