@@ -138,7 +138,6 @@ fn sticking_direction(m: &DMat3) -> Option<DVec3> {
 }
 
 /// `du/dp_z` when sliding in direction `dir` (unit, tangent plane): eq. 9.
-#[cfg(test)]
 fn sliding_flow(m: &DMat3, dir: DVec2, mu: f64) -> DVec3 {
     *m * DVec3::new(-mu * dir.x, -mu * dir.y, 1.0)
 }
@@ -287,7 +286,7 @@ fn integrate_impulse(m: &DMat3, u0: DVec3, mu: f64, restitution: f64) -> (DVec3,
             // linear path below instead of an RK4 step whose stages would straddle the stop.
             let near_stop = mu > 0.0 && ut0.length() > tiny_ut && {
                 let dir0 = ut0.normalize();
-                let w = *m * DVec3::new(-mu * dir0.x, -mu * dir0.y, 1.0);
+                let w = sliding_flow(m, dir0, mu);
                 let wt = DVec2::new(w.x, w.y);
                 ut0.dot(wt) < 0.0 && -(ut0.dot(wt)) / wt.length_squared() <= 2.0 * h
             };
@@ -404,7 +403,7 @@ mod tests {
             let wt = DVec2::new(w.x, w.y);
             (dir.perp_dot(wt), dir.dot(wt))
         };
-        // 4° samples, then bisection on each sign change of the cross product: the flow's
+        // 0.5° samples, then bisection on each sign change of the cross product: the flow's
         // direction varies smoothly with φ, so no root is missed at this spacing for M's condition
         // numbers met in practice (ratios of effective masses below ~10³).
         const N: usize = 720;
