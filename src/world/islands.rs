@@ -155,6 +155,7 @@ impl World {
             }
             w.heap.clear();
             w.held.clear();
+            w.held_points.clone_from(&self.held_points);
             w.held_by_body.resize_with(m, Vec::new);
             w.held_by_body.truncate(m);
             for (k, &x) in group.bodies.iter().enumerate() {
@@ -163,7 +164,9 @@ impl World {
                     match (local(&group.bodies, p), local(&group.bodies, q)) {
                         (Some(lp), Some(lq)) => {
                             w.held_by_body[k].push((lp, lq));
-                            w.held.insert((lp, lq));
+                            // The tracked points are in the bodies' own frames: the same
+                            // ranges hold in the island's copy of `held_points`.
+                            w.held.insert((lp, lq), self.held[&(p, q)]);
                         }
                         // A fixed body's pairs with other islands' bodies (the local re-solves
                         // never start from a fixed body, so its list need not be whole).
