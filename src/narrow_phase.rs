@@ -922,6 +922,9 @@ fn parry_pair(
     }
     // Points closer than this to the closest pair repeat it (parry adds its own GJK point).
     let duplicate = 1e-6 * (pa.sphere_radius + pb.sphere_radius);
+    // Whether a manifold point was dropped as the closest pair's repeat: the witness is then
+    // one of the patch's corners already.
+    let mut witness_is_corner = false;
     MANIFOLD.with(|m| {
         let mut m = m.borrow_mut();
         m.clear();
@@ -949,6 +952,7 @@ fn parry_pair(
             }
             let position = (wa.transform_point(pt.local_p1) + wb.transform_point(pt.local_p2)) * 0.5;
             if position.distance(closest.position) <= duplicate {
+                witness_is_corner = true;
                 continue;
             }
             out.push(ContactPoint {
@@ -961,12 +965,18 @@ fn parry_pair(
     // A face resting on a face touches along a patch and GJK's witness is an arbitrary point of
     // it; a patch corner as deep (to rounding) is an equally valid closest pair and spares the
     // manifold a fifth, redundant point (a box flat on a box then gives exactly its 4 corners).
+    // Not when the witness is a corner itself: replacing it by another corner as deep would
+    // drop a corner (measured: a cube flat on a floor kept 3 of its 4 corners in 1.3 % of
+    // random tilts below 1e-5 rad, and a flat stack flickered between 3 and 4 from step to
+    // step).
     let tie = 1e-9 * (pa.sphere_radius + pb.sphere_radius);
     let deepest = (start + 1..out.len()).fold(None, |best: Option<usize>, i| match best {
         Some(j) if out[j].separation <= out[i].separation => best,
         _ => Some(i),
     });
-    if let Some(k) = deepest.filter(|&k| (out[k].separation - closest.separation).abs() <= tie) {
+    let tied = deepest
+        .filter(|&k| !witness_is_corner && (out[k].separation - closest.separation).abs() <= tie);
+    if let Some(k) = tied {
         closest = out[k];
         closest.separation = closest.separation.min(out[start].separation);
         out[start] = closest;

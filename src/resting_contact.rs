@@ -313,6 +313,39 @@ struct Split {
     bodies: u32,
 }
 
+/// The order a sweep takes a patch's normal rows in: as stored on even sweeps, reversed on odd
+/// ones (symmetric Gauss–Seidel), in the sweeps and in the shock-propagation pass alike. A face
+/// resting on four corners is statically indeterminate, and a few sweeps always in one order
+/// leave a residual spin towards the corner solved last. Measured with the default 8 sweeps
+/// and 4 shock sweeps: a stack of twelve 0.2 m cubes after 1.5 s stood 0.112 mm above its
+/// gaps' target and slid 3.1 mm in one order, 0.075 mm and 2.2 mm alternating; a stack of six
+/// after 2 s drifted 0.20 mm against 0.13 mm.
+#[derive(Clone, Copy)]
+enum RowOrder {
+    Forward,
+    Backward,
+}
+
+impl RowOrder {
+    /// The order of sweep number `sweep` (from 0).
+    fn of_sweep(sweep: usize) -> RowOrder {
+        if sweep.is_multiple_of(2) {
+            RowOrder::Forward
+        } else {
+            RowOrder::Backward
+        }
+    }
+
+    /// The index of the `k`-th row to take of `count`.
+    #[inline(always)]
+    fn index(self, k: usize, count: usize) -> usize {
+        match self {
+            RowOrder::Forward => k,
+            RowOrder::Backward => count - 1 - k,
+        }
+    }
+}
+
 /// Velocity of slot `s`: `moving` holds slots from `base` on.
 #[inline]
 fn read(s: u32, moving: &[Vel], base: u32, still: &[Vel]) -> Vel {
@@ -324,8 +357,10 @@ fn read(s: u32, moving: &[Vel], base: u32, still: &[Vel]) -> Vel {
 }
 
 /// One projected Gauss–Seidel sweep over `patches` (their rows in `rows`, which starts at row
-/// `row_base`; their moving bodies' slots in `moving`, which starts at slot `base`). Returns
-/// the largest change of a predicted end position.
+/// `row_base`; their moving bodies' slots in `moving`, which starts at slot `base`), each
+/// patch's normal rows in `order` (see [`RowOrder`]). Returns the largest change of a predicted
+/// end position.
+#[allow(clippy::too_many_arguments)]
 fn sweep_patches(
     patches: &mut [Patch],
     rows: &mut [Row],
@@ -334,6 +369,7 @@ fn sweep_patches(
     base: u32,
     still: &[Vel],
     h: f64,
+    order: RowOrder,
 ) -> f64 {
     let mut residual: f64 = 0.0;
     for patch in patches.iter_mut() {
@@ -348,7 +384,8 @@ fn sweep_patches(
         // pulls).
         let mut total = 0.0;
         let first = patch.first - row_base;
-        for row in &mut rows[first..first + patch.count] {
+        for k in 0..patch.count {
+            let row = &mut rows[first + order.index(k, patch.count)];
             let n = row.normal;
             let un = n.dot(va.v + va.w.cross(row.ra) - vb.v - vb.w.cross(row.rb)) + row.drift;
             let pn = (row.impulse + (row.bias - un) / row.k_nn).max(0.0);
@@ -432,6 +469,7 @@ fn friction_rows(
 /// but only the bodies marked `free` take impulses (the others are a lower, frozen level), so
 /// each row's effective mass is that of the free bodies alone, and the friction rows use
 /// `k_tt_inv` and `twist_inv` built from them.
+#[allow(clippy::too_many_arguments)]
 fn solve_patch_one_sided(
     patch: &mut Patch,
     rows: &mut [Row],
@@ -440,12 +478,14 @@ fn solve_patch_one_sided(
     free: [bool; 2],
     k_tt_inv: DMat3,
     twist_inv: f64,
+    order: RowOrder,
 ) {
     let (sa, sb) = (patch.sa, patch.sb);
     let (mut va, mut vb) = (read(sa, moving, 0, still), read(sb, moving, 0, still));
     let [a_free, b_free] = free;
     let mut total = 0.0;
-    for row in &mut rows[patch.first..patch.first + patch.count] {
+    for k in 0..patch.count {
+        let row = &mut rows[patch.first + order.index(k, patch.count)];
         let n = row.normal;
         // Normal velocity change per unit impulse from each free body (Δu_n = n·(Δv + Δω×r)).
         let k_nn = if a_free {
@@ -564,7 +604,7 @@ impl Solver {
         let mut report = StepReport::default();
         let mut sweeps = |solver: &mut Solver| {
             for sweep in 0..settings.max_iterations {
-                let residual = solver.sweep(&split, h);
+                let residual = solver.sweep(&split, h, RowOrder::of_sweep(sweep));
                 report.iterations = sweep + 1;
                 report.residual = residual;
                 if residual <= settings.tolerance {
@@ -864,7 +904,8 @@ impl Solver {
                 .iter()
                 .take_while(|e| e.0 == level)
                 .count();
-            for _ in 0..settings.shock_iterations {
+            for sweep in 0..settings.shock_iterations {
+                let order = RowOrder::of_sweep(sweep);
                 for e in i..j {
                     let k = self.by_level[e].1 as usize;
                     let (free, k_tt_inv, twist_inv) = self.one_sided[e];
@@ -876,6 +917,7 @@ impl Solver {
                         free,
                         k_tt_inv,
                         twist_inv,
+                        order,
                     );
                 }
             }
@@ -907,7 +949,7 @@ impl Solver {
     /// One Gauss–Seidel sweep over all patches: the two halves of a split on two threads
     /// (rayon; sequentially on one, with the same result), then the cut patches. Returns the
     /// largest change of a predicted end position.
-    fn sweep(&mut self, split: &Split, h: f64) -> f64 {
+    fn sweep(&mut self, split: &Split, h: f64, order: RowOrder) -> f64 {
         let still = &self.still;
         let (p01, p_cut) = self.patches.split_at_mut(split.patches[1]);
         let (p0, p1) = p01.split_at_mut(split.patches[0]);
@@ -918,11 +960,20 @@ impl Solver {
             (0.0, 0.0)
         } else {
             rayon::join(
-                || sweep_patches(p0, r0, 0, m0, 0, still, h),
-                || sweep_patches(p1, r1, split.rows[0], m1, split.bodies, still, h),
+                || sweep_patches(p0, r0, 0, m0, 0, still, h, order),
+                || sweep_patches(p1, r1, split.rows[0], m1, split.bodies, still, h, order),
             )
         };
-        let res_cut = sweep_patches(p_cut, r_cut, split.rows[1], &mut self.moving, 0, still, h);
+        let res_cut = sweep_patches(
+            p_cut,
+            r_cut,
+            split.rows[1],
+            &mut self.moving,
+            0,
+            still,
+            h,
+            order,
+        );
         res0.max(res1).max(res_cut)
     }
 
