@@ -313,41 +313,86 @@ fn split_contact_step_is_the_same_on_any_number_of_threads() {
     assert_eq!(one.1, two.1);
 }
 
-/// A stack of `n` 0.2 m cubes, 0.3 mm apart, run for 1.5 s with `sweeps` Gauss–Seidel sweeps
-/// and `shock` shock-propagation sweeps per level: (how far the top stands above the cubes'
-/// touching height, how far it slid sideways, the largest penetration).
-fn tall_stack(n: usize, sweeps: usize, shock: usize) -> (f64, f64, f64) {
-    let mut sc = scene(G, 0.3, 0.5, stack(n));
+/// A stack of `n` 0.2 m cubes, `gap` apart, run for `duration` with `sweeps` Gauss–Seidel
+/// sweeps and `shock` shock-propagation sweeps per level: (how far the top stands above the
+/// cubes' touching height, how far it slid sideways, the largest penetration).
+fn tall_stack(n: usize, gap: f64, duration: f64, sweeps: usize, shock: usize) -> (f64, f64, f64) {
+    let mut bodies: Vec<BodySpec> = vec![floor()];
+    for k in 0..n {
+        let z = 0.1 + 0.2 * k as f64 + gap * (k + 1) as f64;
+        bodies.push(body(
+            &format!("c{k}"),
+            cuboid(0.1, 0.1, 0.1),
+            1.0,
+            DVec3::new(0.0, 0.0, z),
+        ));
+    }
+    let mut sc = scene(G, 0.3, 0.5, bodies);
     sc.world.contact_sweeps = sweeps;
     sc.world.shock_sweeps = shock;
     let mut w = World::new(&sc).unwrap();
-    run(&mut w, 1.5, |_| {});
+    run(&mut w, duration, |_| {});
     let top = w.body(n).position;
     let rise = top.z - (0.1 + 0.2 * (n - 1) as f64);
-    let slid = top.truncate().length();
-    eprintln!(
-        "stack of {n}, {sweeps} sweeps + {shock} shock: top {rise:.3e} m above touching, slid \
-         {slid:.2e} m, max penetration {:.2e} m",
-        w.max_penetration()
-    );
-    (rise, slid, w.max_penetration())
+    (rise, top.truncate().length(), w.max_penetration())
 }
 
-/// Shock propagation (Bender & Schmitt §3.3): a stack of twelve, with the default 8 sweeps,
-/// ends with every gap at the contact step's target (0.5 ε_c: the top 12 × 0.5 mm above
-/// touching), where the same sweeps alone leave it spread by over half a millimetre, and it
-/// slides less far (measured: 3.0 mm vs 3.5 mm; before the event bounds turned with the bodies,
-/// whose fewer needless events let the stack creep less, 3.0 mm vs 10.3 mm).
+/// The median of `xs`.
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+/// Shock propagation (Bender & Schmitt §3.3): stacks of twelve, with the default 8 sweeps, end
+/// with their gaps at the contact step's target (0.5 ε_c: the top 12 × 0.5 mm above touching),
+/// where the same sweeps alone leave them spread, and slide less.
+///
+/// A stack this tall is at the edge of what a few unconverged sweeps hold, and where a given
+/// stack ends depends on rounding: measured over the 15 stacks below (initial gaps 0.28–0.32 mm,
+/// 1.4–1.6 s), the top's excess over the target ranged from −0.04 to +0.30 mm with shock
+/// propagation (median 0.07 mm) and from 0.11 to 4.9 mm without (median 1.06 mm); sliding,
+/// medians 2.3 mm against 13 mm. So the test asserts on the 15 together, not on one stack.
 #[test]
 fn shock_propagation_settles_a_tall_stack() {
     let gaps = 12.0 * 0.5e-3;
-    let (rise, slid, pen) = tall_stack(12, 8, 4);
-    let (rise0, slid0, _) = tall_stack(12, 8, 0);
-    assert!((rise - gaps).abs() < 1e-4, "with shock propagation: {rise}");
-    assert!(pen <= 0.0, "{pen}");
-    assert!(
-        (rise0 - gaps).abs() > 5e-4,
-        "the sweeps alone settled it: {rise0}"
+    let (mut excess, mut slid, mut excess0, mut slid0) = (vec![], vec![], vec![], vec![]);
+    for gap in [2.8e-4, 2.9e-4, 3.0e-4, 3.1e-4, 3.2e-4] {
+        for duration in [1.4, 1.5, 1.6] {
+            let (rise, s, pen) = tall_stack(12, gap, duration, 8, 4);
+            let (rise0, s0, _) = tall_stack(12, gap, duration, 8, 0);
+            assert!(pen <= 0.0, "{pen}");
+            excess.push(rise - gaps);
+            slid.push(s);
+            excess0.push(rise0 - gaps);
+            slid0.push(s0);
+        }
+    }
+    let show = |xs: &[f64]| {
+        xs.iter()
+            .map(|x| format!("{x:.1e}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    eprintln!(
+        "stacks of 12, 8 sweeps + 4 shock: excess over the target {} m, slid {} m; \
+         8 sweeps + 0 shock: excess {} m, slid {} m",
+        show(&excess),
+        show(&slid),
+        show(&excess0),
+        show(&slid0)
     );
-    assert!(slid < slid0, "{slid} vs {slid0}");
+    let worst = excess.iter().fold(0.0f64, |m, e| m.max(e.abs()));
+    assert!(
+        median(excess.iter().map(|e| e.abs()).collect()) < 1.5e-4,
+        "{excess:?}"
+    );
+    assert!(worst < 5e-4, "{excess:?}");
+    assert!(
+        median(excess0.clone()) > 5e-4,
+        "the sweeps alone settled them: {excess0:?}"
+    );
+    assert!(
+        median(slid.clone()) < median(slid0.clone()),
+        "{slid:?} vs {slid0:?}"
+    );
 }
