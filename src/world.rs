@@ -83,6 +83,12 @@ const RESTING_MARGIN: f64 = 2.0;
 /// 0.51 with no limit (tracked points far from where they started mislead the solve).
 const TRACKED_SLIDE: f64 = 1.0;
 
+/// A pair the previous contact step held takes this step's contacts from its tracked points
+/// while they moved less than this many ε_c relative to each other since they were measured
+/// (see [`World::measure_pairs`]). Tighter than `TRACKED_SLIDE`: the step's contacts decide
+/// which pairs are held for a whole step, where a local re-solve only chooses impulses.
+const REUSED_SLIDE: f64 = 0.25;
+
 /// Pairs per parallel task when the contact step measures its candidate pairs.
 /// Floor of the restitution in [`World::resting_speed`]: contacts up to 10 microcollision speeds
 /// (1.4 m/s at ε_c = 1 mm) may be held, never faster ones.
@@ -167,6 +173,9 @@ pub struct Counts {
     /// Times the pairs' last separating axes were pruned to the current step's pairs (see
     /// `World::prune_last_axes`).
     pub pruned_axes: u64,
+    /// Pairs whose contact points a contact step or a local re-solve took from the points
+    /// tracked on their bodies (see [`TrackedPoint`]) instead of a proximity query.
+    pub tracked_pairs: u64,
 }
 
 impl Counts {
@@ -198,6 +207,7 @@ impl Counts {
             parallel_loops,
             parallel_escapes,
             pruned_axes,
+            tracked_pairs,
         } = *other;
         self.collisions += collisions;
         self.microcollisions += microcollisions;
@@ -223,6 +233,7 @@ impl Counts {
         self.parallel_loops += parallel_loops;
         self.parallel_escapes += parallel_escapes;
         self.pruned_axes += pruned_axes;
+        self.tracked_pairs += tracked_pairs;
     }
 }
 
@@ -287,6 +298,11 @@ pub struct World {
     /// The held pairs' contact points within `RESTING_MARGIN`·ε_c at the contact step's start,
     /// tracked on their bodies (see [`TrackedPoint`]).
     held_points: Vec<TrackedPoint>,
+    /// The previous contact step's `held` and `held_points`: a pair held then whose points
+    /// moved little since they were measured takes its contacts from them (see
+    /// `REUSED_SLIDE`).
+    previous_held: rustc_hash::FxHashMap<(u32, u32), (u32, u32)>,
+    previous_points: Vec<TrackedPoint>,
     resting_contacts: Vec<RestingContact>,
     resting_solver: crate::resting_contact::Solver,
     /// Solver for held pairs re-solved mid-step ([`World::resolve_held`]).
@@ -956,6 +972,8 @@ impl World {
     /// ([`crate::resting_contact`]) and marks their pairs as held, so the event machinery only
     /// steps in for them within `HELD_BAND`·ε_c.
     fn resting_contact_step(&mut self, h: f64) {
+        std::mem::swap(&mut self.held, &mut self.previous_held);
+        std::mem::swap(&mut self.held_points, &mut self.previous_points);
         self.held.clear();
         self.held_points.clear();
         self.resolves.clear();
@@ -979,12 +997,16 @@ impl World {
         // any number of threads).
         let measured = self.measure_pairs(&pairs, margin);
         for (chunk, (meta, points)) in pairs.chunks(MEASURE_CHUNK).zip(&measured) {
-            for (&(a, b), &(d, from, to)) in chunk.iter().zip(meta) {
+            for (&(a, b), &(d, from, to, reused)) in chunk.iter().zip(meta) {
                 if from == usize::MAX {
                     continue; // apart along its last axis: not queried
                 }
-                let normal = points[from..to].first().map(|p| p.normal);
-                self.note_measured(a, b, d, normal);
+                if reused == u32::MAX {
+                    let normal = points[from..to].first().map(|p| p.normal);
+                    self.note_measured(a, b, d, normal);
+                } else {
+                    self.counts.tracked_pairs += 1;
+                }
                 if d > margin {
                     continue;
                 }
@@ -1006,9 +1028,17 @@ impl World {
                     }
                 }
                 if any {
+                    // A pair taken from its tracked points keeps them all, so their slide is
+                    // still counted from where they were measured.
                     let first = self.held_points.len() as u32;
-                    self.held_points
-                        .extend(near().map(|p| TrackedPoint::new(ba, bb, p)));
+                    if reused == u32::MAX {
+                        self.held_points
+                            .extend(near().map(|p| TrackedPoint::new(ba, bb, p)));
+                    } else {
+                        let (r, n) = (reused as usize, to - from);
+                        self.held_points
+                            .extend_from_slice(&self.previous_points[r..r + n]);
+                    }
                     self.hold(a, b, (first, self.held_points.len() as u32));
                 }
             }
@@ -1058,19 +1088,47 @@ impl World {
 
     /// Proximity of every pair in `pairs` (bodies at their current states), `margin` as for
     /// [`Self::measure_within`], in parallel: per chunk of [`MEASURE_CHUNK`] pairs, the
-    /// `(distance, first, end)` of each pair's points in the chunk's point list. A pair of
-    /// convex bodies that is farther apart than `margin` along its last separating axis is not
-    /// queried: the gap along any axis is a lower bound on the distance (separating-axis
+    /// `(distance, first, end, reused)` of each pair's points in the chunk's point list. A pair
+    /// of convex bodies that is farther apart than `margin` along its last separating axis is
+    /// not queried: the gap along any axis is a lower bound on the distance (separating-axis
     /// theorem), so the query would find no point within the margin either; its entry is that
-    /// gap with `first == end == usize::MAX` (no query made).
+    /// gap with `first == end == usize::MAX` (no query made). A pair the previous contact step
+    /// held whose tracked points all moved less than `REUSED_SLIDE`·ε_c since they were
+    /// measured takes its points from them (one per tracked point, in order; `reused` is the
+    /// first one's index in `previous_points`, else `u32::MAX`), its distance the least of
+    /// their separations: a feature that was beyond the margin then is still beyond the margin
+    /// less that slide, 1.75 ε_c, too far to be a resting contact of this step (and every pair
+    /// stays bounded and measured exactly by the event loop whatever the step holds).
     #[allow(clippy::type_complexity)]
     fn measure_pairs(
         &self,
         pairs: &[(usize, usize)],
         margin: f64,
-    ) -> Vec<(Vec<(f64, usize, usize)>, Vec<ContactPoint>)> {
+    ) -> Vec<(Vec<(f64, usize, usize, u32)>, Vec<ContactPoint>)> {
         use rayon::prelude::*;
         let (bodies, last_axis) = (&self.bodies, &self.last_axis);
+        let (previous, tracked) = (&self.previous_held, &self.previous_points);
+        let slide = REUSED_SLIDE * self.epsilon;
+        // The pair's contacts from its tracked points, appended to `points`, if they all moved
+        // less than the slide; returns the least separation and the first point's index.
+        let reuse = |a: usize, b: usize, points: &mut Vec<ContactPoint>| {
+            let &(from, to) = previous.get(&(a as u32, b as u32))?;
+            if from == to {
+                return None;
+            }
+            let start = points.len();
+            let mut d = f64::INFINITY;
+            for tp in &tracked[from as usize..to as usize] {
+                let (p, moved) = tp.now(&bodies[a], &bodies[b]);
+                if moved > slide {
+                    points.truncate(start);
+                    return None;
+                }
+                d = d.min(p.separation);
+                points.push(p);
+            }
+            Some((d, from))
+        };
         // The gap of a pair of convex bodies along its last separating axis now: the least
         // support of a along it minus the greatest of b.
         let axis_gap = |a: usize, b: usize| {
@@ -1087,13 +1145,17 @@ impl World {
                 let mut out = Vec::new();
                 for &(a, b) in chunk {
                     if let Some(gap) = axis_gap(a, b).filter(|&g| g > margin) {
-                        meta.push((gap, usize::MAX, usize::MAX));
+                        meta.push((gap, usize::MAX, usize::MAX, u32::MAX));
+                        continue;
+                    }
+                    let from = points.len();
+                    if let Some((d, first)) = reuse(a, b, &mut points) {
+                        meta.push((d, from, points.len(), first));
                         continue;
                     }
                     let d = body_proximity(&bodies[a], &bodies[b], margin, &mut out);
-                    let from = points.len();
                     points.extend_from_slice(&out);
-                    meta.push((d, from, points.len()));
+                    meta.push((d, from, points.len(), u32::MAX));
                 }
                 (meta, points)
             })
@@ -1275,6 +1337,9 @@ impl World {
                 }
                 _ => false,
             };
+            if tracked {
+                self.counts.tracked_pairs += 1;
+            }
             if !tracked {
                 contacts.truncate(first);
                 self.measure_within(x, y, margin);
