@@ -1000,13 +1000,17 @@ impl Solver {
         let mut normal = DVec3::ZERO;
         for c in points {
             let (ra, rb) = (c.position - ba.position, c.position - bb.position);
-            let k = k_at(ra, rb);
-            let k_nn = c.normal.dot(k * c.normal);
+            let n = c.normal;
+            let (ang_a, ang_b) = (inv_inertia_a * ra.cross(n), inv_inertia_b * rb.cross(n));
+            // n·K·n without forming K: 1/m_a + (r_a×n)·I_a⁻¹(r_a×n), and the same for b.
+            let k_nn = ba.effective_inv_mass()
+                + ra.cross(n).dot(ang_a)
+                + bb.effective_inv_mass()
+                + rb.cross(n).dot(ang_b);
             if k_nn.is_nan() || k_nn <= 1e-300 {
                 continue; // neither body yields
             }
-            let acc = relative_acceleration(ba, bb, ra, rb, c.normal, settings.gravity);
-            let n = c.normal;
+            let acc = relative_acceleration(ba, bb, ra, rb, n, settings.gravity);
             self.rows.push(Row {
                 ra,
                 rb,
@@ -1015,9 +1019,9 @@ impl Solver {
                 drift: 0.5 * h * acc.dot(n),
                 k_nn,
                 lin_a: n * ba.effective_inv_mass(),
-                ang_a: inv_inertia_a * ra.cross(n),
+                ang_a,
                 lin_b: n * bb.effective_inv_mass(),
-                ang_b: inv_inertia_b * rb.cross(n),
+                ang_b,
                 impulse: 0.0,
                 local: bodies[t].orientation.inverse() * (c.position - bodies[t].position),
             });
