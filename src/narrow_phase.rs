@@ -499,7 +499,17 @@ impl Part {
                 center,
                 rotation,
                 half_extents,
-            } => u.dot(*center) + (rotation.inverse() * u).abs().dot(*half_extents),
+            } => {
+                // A box is mostly its body's own frame: skip the identity rotation (the same
+                // value, exactly: the rotation formula adds zeros), one quaternion rotation of
+                // the two per call in the bounds' and the contact step's support queries.
+                let local = if *rotation == DQuat::IDENTITY {
+                    u
+                } else {
+                    rotation.inverse() * u
+                };
+                u.dot(*center) + local.abs().dot(*half_extents)
+            }
             Geom::Cylinder {
                 center,
                 axis,
