@@ -146,6 +146,45 @@ pub struct StepSettings {
     /// Sweeps per level of the shock-propagation pass after the Gauss–Seidel sweeps (0: none;
     /// see [`Solver::shock_propagation`]).
     pub shock_iterations: usize,
+    /// Stop sweeping once the residual fell by less than a fifth over this many sweeps (from
+    /// twice this many on; 0: never). Projected Gauss–Seidel with friction cones can stall or
+    /// cycle short of the tolerance; then further sweeps up to `max_iterations` buy nothing.
+    pub stall_window: usize,
+}
+
+/// A residual above this fraction of its value `stall_window` sweeps earlier is stalled.
+const STALL_RATIO: f64 = 0.8;
+
+/// Largest `stall_window` honoured.
+const MAX_STALL_WINDOW: usize = 16;
+
+/// Watches a run of sweeps' residuals for a stall (see [`StepSettings::stall_window`]).
+struct StallWatch {
+    window: usize,
+    /// The last `window` residuals, by sweep number modulo the window.
+    history: [f64; MAX_STALL_WINDOW],
+}
+
+impl StallWatch {
+    /// A watch over `window` sweeps (0: never stalls).
+    fn new(window: usize) -> Self {
+        StallWatch {
+            window: window.min(MAX_STALL_WINDOW),
+            history: [f64::INFINITY; MAX_STALL_WINDOW],
+        }
+    }
+
+    /// Records sweep `sweep`'s (from 0) residual; true once it is above `STALL_RATIO` times
+    /// the residual `window` sweeps earlier, from sweep `2·window` on.
+    fn stalled(&mut self, sweep: usize, residual: f64) -> bool {
+        if self.window == 0 {
+            return false;
+        }
+        let slot = sweep % self.window;
+        let stalled = sweep >= 2 * self.window && residual > STALL_RATIO * self.history[slot];
+        self.history[slot] = residual;
+        stalled
+    }
 }
 
 /// What one contact step did.
@@ -603,11 +642,12 @@ impl Solver {
         let split = self.group_parts(left);
         let mut report = StepReport::default();
         let mut sweeps = |solver: &mut Solver| {
+            let mut watch = StallWatch::new(settings.stall_window);
             for sweep in 0..settings.max_iterations {
                 let residual = solver.sweep(&split, h, RowOrder::of_sweep(sweep));
                 report.iterations = sweep + 1;
                 report.residual = residual;
-                if residual <= settings.tolerance {
+                if residual <= settings.tolerance || watch.stalled(sweep, residual) {
                     break;
                 }
             }
@@ -1210,4 +1250,35 @@ pub fn predicted_separation(bodies: &[Body], c: &RestingContact, settings: &Step
     let u = ba.point_velocity(c.position) - bb.point_velocity(c.position)
         + 0.5 * settings.h * relative_acceleration(ba, bb, ra, rb, c.normal, settings.gravity);
     c.separation + settings.h * u.dot(c.normal)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first sweep (from 0) at which a watch over `window` sweeps calls `residuals` stalled.
+    fn stall_at(window: usize, residuals: impl Iterator<Item = f64>) -> Option<usize> {
+        let mut watch = StallWatch::new(window);
+        residuals
+            .take(64)
+            .enumerate()
+            .find_map(|(k, r)| watch.stalled(k, r).then_some(k))
+    }
+
+    /// A residual halving every sweep (Gauss–Seidel converging) never stalls; a flat one stalls
+    /// at the first sweep the watch may judge, 2·window; one that cycles (up, down, up …) stalls
+    /// too; one that falls by 10 % a sweep (34 % per window of four) goes on; no window never
+    /// stalls.
+    #[test]
+    fn stall_watch_stops_flat_and_cycling_residuals_only() {
+        assert_eq!(stall_at(4, (0..).map(|k| 0.5f64.powi(k))), None);
+        assert_eq!(stall_at(4, (0..).map(|k| 0.9f64.powi(k))), None);
+        assert_eq!(stall_at(4, std::iter::repeat(1e-5)), Some(8));
+        assert_eq!(stall_at(3, std::iter::repeat(1e-5)), Some(6));
+        let cycle = [1e-4, 3e-5, 2e-4, 5e-5];
+        assert_eq!(stall_at(4, (0..).map(|k| cycle[k % 4])), Some(8));
+        // Falling by 4 % a sweep is 15 % over four: stalled.
+        assert_eq!(stall_at(4, (0..).map(|k| 0.96f64.powi(k))), Some(8));
+        assert_eq!(stall_at(0, std::iter::repeat(1e-5)), None);
+    }
 }
