@@ -489,12 +489,14 @@ fn first_bound(
         // solves up to 64 quadratics. It holds for ever; when it already clears the step, the
         // envelope could not tell the step more.
         let gap = -a.collider.support(&a.pose(), -n) - b.collider.support(&b.pose(), n);
-        let quick = if gap > band {
-            let (ma, mb) = (a.motion_bound(gravity), b.motion_bound(gravity));
-            DistanceBound::separating_axis(gap, n, &ma, &mb).time_to(0.5 * band)
-        } else {
-            0.0
-        };
+        if gap <= band {
+            // Already inside the band along this axis: so is the envelope below, whose gap
+            // now is this one (the same supports, by vertices), and the bounding spheres'
+            // bound follows; skip building it.
+            return FirstBound::Spheres(sphere_bound(a, b, gravity, epsilon));
+        }
+        let (ma, mb) = (a.motion_bound(gravity), b.motion_bound(gravity));
+        let quick = DistanceBound::separating_axis(gap, n, &ma, &mb).time_to(0.5 * band);
         if quick >= horizon {
             return FirstBound::Axis(quick, true);
         }
