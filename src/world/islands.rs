@@ -165,8 +165,10 @@ impl World {
                         (Some(lp), Some(lq)) => {
                             w.held_by_body[k].push((lp, lq));
                             // The tracked points are in the bodies' own frames: the same
-                            // ranges hold in the island's copy of `held_points`.
-                            w.held.insert((lp, lq), self.held[&(p, q)]);
+                            // ranges hold in the island's copy of `held_points` (none tracked
+                            // if the pair were somehow missing: it is then measured).
+                            let tracked = self.held.get(&(p, q)).copied().unwrap_or((0, 0));
+                            w.held.insert((lp, lq), tracked);
                         }
                         // A fixed body's pairs with other islands' bodies (the local re-solves
                         // never start from a fixed body, so its list need not be whole).
