@@ -126,6 +126,31 @@ impl TrackedPoint {
     }
 }
 
+/// The contacts of one pair from its tracked points at the bodies' present poses, appended to
+/// `out` in order, if every point moved less than `slide` relative to the other body since it
+/// was tracked; returns their least separation. Otherwise appends nothing and returns `None`
+/// (the estimate extrapolates too far: the pair is to be measured).
+pub fn tracked_contacts(
+    points: &[TrackedPoint],
+    a: &Body,
+    b: &Body,
+    slide: f64,
+    out: &mut Vec<ContactPoint>,
+) -> Option<f64> {
+    let start = out.len();
+    let mut least = f64::INFINITY;
+    for tp in points {
+        let (p, moved) = tp.now(a, b);
+        if moved > slide {
+            out.truncate(start);
+            return None;
+        }
+        least = least.min(p.separation);
+        out.push(p);
+    }
+    Some(least)
+}
+
 /// Settings of one contact step.
 #[derive(Clone, Copy, Debug)]
 pub struct StepSettings {

@@ -45,7 +45,7 @@ use crate::event_heap::{BoundKind, EventHeap, PairEvent};
 use crate::mass_properties::{mass_properties, principal_axes};
 use crate::material::MaterialTable;
 use crate::narrow_phase::{box_corners, proximity, Collider, ContactPoint, Pose};
-use crate::resting_contact::{RestingContact, StepSettings, TrackedPoint};
+use crate::resting_contact::{tracked_contacts, RestingContact, StepSettings, TrackedPoint};
 use crate::scene::{MassSpec, Motion, RestingContactMode, Scene, SceneError};
 use crate::shape::Shape;
 use crate::stages::{self, BoxOverride, FrameParams, FrameStages, StageBody};
@@ -1118,17 +1118,8 @@ impl World {
             if from == to {
                 return None;
             }
-            let start = points.len();
-            let mut d = f64::INFINITY;
-            for tp in &tracked[from as usize..to as usize] {
-                let (p, moved) = tp.now(&bodies[a], &bodies[b]);
-                if moved > slide {
-                    points.truncate(start);
-                    return None;
-                }
-                d = d.min(p.separation);
-                points.push(p);
-            }
+            let range = &tracked[from as usize..to as usize];
+            let d = tracked_contacts(range, &bodies[a], &bodies[b], slide, points)?;
             Some((d, from))
         };
         // The gap of a pair of convex bodies along its last separating axis now: the least
@@ -1331,30 +1322,21 @@ impl World {
             // rest mid-step, and a pair that moved more, are measured.
             let (bx, by) = (&self.bodies[x], &self.bodies[y]);
             let friction = self.materials.pair(bx.material, by.material).friction;
-            let first = contacts.len();
             let tracked = match self.held.get(&(x as u32, y as u32)) {
                 Some(&(from, to)) if (x, y) != (a, b) && from < to => {
-                    let mut close = true;
-                    for tp in &self.held_points[from as usize..to as usize] {
-                        let (p, moved) = tp.now(bx, by);
-                        close &= moved <= TRACKED_SLIDE * eps;
-                        if p.separation <= margin {
-                            contacts.push(RestingContact::at(x, y, &p, friction));
-                        }
-                    }
-                    close
+                    self.points.clear();
+                    let range = &self.held_points[from as usize..to as usize];
+                    tracked_contacts(range, bx, by, TRACKED_SLIDE * eps, &mut self.points).is_some()
                 }
                 _ => false,
             };
             if tracked {
                 self.counts.tracked_pairs += 1;
-            }
-            if !tracked {
-                contacts.truncate(first);
+            } else {
                 self.measure_within(x, y, margin);
-                for p in self.points.iter().filter(|p| p.separation <= margin) {
-                    contacts.push(RestingContact::at(x, y, p, friction));
-                }
+            }
+            for p in self.points.iter().filter(|p| p.separation <= margin) {
+                contacts.push(RestingContact::at(x, y, p, friction));
             }
         }
         let mut moved = std::mem::take(&mut self.woken);
