@@ -2,7 +2,7 @@
 //! density, and the principal axes of an inertia tensor.
 //!
 //! - Sphere, box, cylinder and capsule: closed forms (the capsule's hemispherical caps shifted by
-//!   the parallel-axis theorem, see [`capsule_unit`]).
+//!   the parallel-axis theorem, see `capsule_unit`).
 //! - Convex: the hull of the vertices (parry's quickhull), then Mirtich's exact polyhedral
 //!   mass-properties method (B. Mirtich, "Fast and Accurate Computation of Polyhedral Mass
 //!   Properties", J. Graphics Tools 1(2), 1996): the volume integrals reduce by the divergence

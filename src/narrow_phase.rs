@@ -13,7 +13,7 @@
 //! | ball–ball, ball–box         | by hand, closed form                  | the one point                    |
 //! | plane–any part              | by hand: support points vs the plane  | every support point ≤ margin     |
 //! | ball–capsule/cylinder/hull  | parry: projection of the centre       | the one point                    |
-//! | box–box apart, exact by SAT | by hand (`box_box`): best of 15 axes | by hand: parry's face clipping  |
+//! | box–box apart, exact by SAT | by hand: best of the 15 axes          | by hand: parry's face clipping   |
 //! | other box–box               | parry: GJK, EPA when overlapping      | parry: SAT + face clipping       |
 //! | other pairs                 | parry: GJK, EPA when overlapping      | parry: polygonal features clipped|
 //!

@@ -166,10 +166,10 @@ pub struct StepSettings {
     /// Most Gauss–Seidel sweeps.
     pub max_iterations: usize,
     /// Fraction of a contact's shortfall below the target restored over the step (see
-    /// [`bias`]).
+    /// `bias`).
     pub push_out: f64,
     /// Sweeps per level of the shock-propagation pass after the Gauss–Seidel sweeps (0: none;
-    /// see [`Solver::shock_propagation`]).
+    /// see `Solver::shock_propagation`).
     pub shock_iterations: usize,
     /// Stop sweeping once the residual fell by less than a fifth over this many sweeps (from
     /// twice this many on; 0: never). Projected Gauss–Seidel with friction cones can stall or

@@ -89,7 +89,6 @@ const TRACKED_SLIDE: f64 = 1.0;
 /// which pairs are held for a whole step, where a local re-solve only chooses impulses.
 const REUSED_SLIDE: f64 = 0.25;
 
-/// Pairs per parallel task when the contact step measures its candidate pairs.
 /// Floor of the restitution in [`World::resting_speed`]: contacts up to 10 microcollision speeds
 /// (1.4 m/s at ε_c = 1 mm) may be held, never faster ones.
 const MIN_RESTING_RESTITUTION: f64 = 0.1;
@@ -100,6 +99,7 @@ const ZENO_GAP: f64 = 1e-3;
 /// Most held pairs in one local re-solve ([`World::resolve_held`]).
 const MAX_LOCAL_PAIRS: usize = 256;
 
+/// Pairs per parallel task when the contact step measures its candidate pairs.
 const MEASURE_CHUNK: usize = 64;
 /// Last axes kept beyond twice a step's pairs before they are pruned (see
 /// [`World::prune_last_axes`]).
