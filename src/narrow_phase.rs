@@ -48,7 +48,7 @@ mod box_box;
 
 use crate::shape::{Shape, ShapeError};
 use box_box::{box_box, WorldBox};
-use glam::{DMat3, DQuat, DVec3};
+use glam::{DQuat, DVec3};
 use parry3d_f64::math::Pose as ParryPose;
 use parry3d_f64::query::{
     ContactManifold, DefaultQueryDispatcher, PersistentQueryDispatcher, QueryDispatcher,
@@ -826,14 +826,12 @@ fn part_part(
                 half_extents: hb,
             },
         ) => {
-            let world = |c: &DVec3, q: &DQuat, h: &DVec3, pose: &Pose| WorldBox {
-                center: pose.transform_point(*c),
-                axes: DMat3::from_quat(pose.orientation * *q),
-                half: *h,
+            let world = |c: &DVec3, q: &DQuat, h: &DVec3, pose: &Pose| {
+                WorldBox::new(pose.transform_point(*c), pose.orientation * *q, *h)
             };
             let radii = pa.sphere_radius + pb.sphere_radius;
             let (a, b) = (world(ca, qa, ha, pose_a), world(cb, qb, hb, pose_b));
-            return box_box(&a, &b, margin, 1e-9 * radii, 1e-6 * radii, out)
+            return box_box(&a, &b, margin, TIE * radii, DUPLICATE * radii, out)
                 .unwrap_or_else(|| parry_pair(pa, pose_a, pb, pose_b, margin, out));
         }
         _ => return parry_pair(pa, pose_a, pb, pose_b, margin, out),
@@ -905,6 +903,13 @@ fn ball_box(c: DVec3, r: f64, boxed: &Geom, pose_b: &Pose) -> ContactPoint {
     }
 }
 
+/// Two separations of a pair of parts within this much (relative to the sum of their bounding
+/// spheres' radii) are equal but for rounding: a manifold point as deep as the closest pair.
+const TIE: f64 = 1e-9;
+
+/// Two manifold points of a pair of parts this close (relative, as `TIE`) are one point.
+const DUPLICATE: f64 = 1e-6;
+
 thread_local! {
     /// Parry's manifold buffer, reused so that a query does not allocate its point list.
     static MANIFOLD: RefCell<ContactManifold<(), ()>> = RefCell::new(ContactManifold::new());
@@ -961,7 +966,7 @@ fn parry_pair(
         return closest; // a ball touches anything convex at a single point
     }
     // Points closer than this to the closest pair repeat it (parry adds its own GJK point).
-    let duplicate = 1e-6 * (pa.sphere_radius + pb.sphere_radius);
+    let duplicate = DUPLICATE * (pa.sphere_radius + pb.sphere_radius);
     // Whether a manifold point was dropped as the closest pair's repeat: the witness is then
     // one of the patch's corners already.
     let mut witness_is_corner = false;
@@ -1009,7 +1014,7 @@ fn parry_pair(
     // drop a corner (measured: a cube flat on a floor kept 3 of its 4 corners in 1.3 % of
     // random tilts below 1e-5 rad, and a flat stack flickered between 3 and 4 from step to
     // step).
-    let tie = 1e-9 * (pa.sphere_radius + pb.sphere_radius);
+    let tie = TIE * (pa.sphere_radius + pb.sphere_radius);
     let deepest = (start + 1..out.len()).fold(None, |best: Option<usize>, i| match best {
         Some(j) if out[j].separation <= out[i].separation => best,
         _ => Some(i),

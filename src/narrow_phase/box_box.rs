@@ -16,13 +16,33 @@
 //! funnel: see `docs/performance.md`).
 
 use super::{reduce_manifold, ContactPoint};
-use glam::{DMat3, DVec3};
+use glam::{DMat3, DQuat, DVec3};
 
 /// A box in world coordinates: centre, unit axes (the columns of its rotation) and half extents.
 pub(super) struct WorldBox {
-    pub(super) center: DVec3,
-    pub(super) axes: DMat3,
-    pub(super) half: DVec3,
+    center: DVec3,
+    axes: [DVec3; 3],
+    half: DVec3,
+}
+
+impl WorldBox {
+    /// The box of half extents `half` centred at `center`, turned by `rotation`.
+    pub(super) fn new(center: DVec3, rotation: DQuat, half: DVec3) -> WorldBox {
+        let m = DMat3::from_quat(rotation);
+        WorldBox {
+            center,
+            axes: [m.x_axis, m.y_axis, m.z_axis],
+            half,
+        }
+    }
+}
+
+/// Which of `axes` is most nearly parallel (or anti-parallel) to `dir`: the axis of the face
+/// of a box most turned towards `dir` or against it.
+fn most_aligned(axes: &[DVec3; 3], dir: DVec3) -> usize {
+    (0..3)
+        .max_by(|&p, &q| dir.dot(axes[p]).abs().total_cmp(&dir.dot(axes[q]).abs()))
+        .expect("three axes")
 }
 
 /// Edge axes shorter than this (|a_i × b_j|, unit axes) are skipped: nearly parallel edges,
@@ -71,10 +91,7 @@ fn unreduced(
     out: &mut Vec<ContactPoint>,
 ) -> Option<ContactPoint> {
     let d = b.center - a.center;
-    let (ax, bx) = (
-        [a.axes.x_axis, a.axes.y_axis, a.axes.z_axis],
-        [b.axes.x_axis, b.axes.y_axis, b.axes.z_axis],
-    );
+    let (ax, bx) = (&a.axes, &b.axes);
     // |a_i · b_j|, reused by the face axes' projected radii.
     let mut c = [[0.0; 3]; 3];
     for i in 0..3 {
@@ -171,19 +188,8 @@ fn clipped_face(
     incident: &WorldBox,
     duplicate: f64,
 ) -> ([DVec3; 8], usize) {
-    let rx = [
-        reference.axes.x_axis,
-        reference.axes.y_axis,
-        reference.axes.z_axis,
-    ];
-    let ix = [
-        incident.axes.x_axis,
-        incident.axes.y_axis,
-        incident.axes.z_axis,
-    ];
-    let k = (0..3)
-        .max_by(|&p, &q| face.dot(ix[p]).abs().total_cmp(&face.dot(ix[q]).abs()))
-        .expect("three axes");
+    let (rx, ix) = (&reference.axes, &incident.axes);
+    let k = most_aligned(ix, face);
     // Its outward normal points against the reference face's.
     let sign = if face.dot(ix[k]) > 0.0 { -1.0 } else { 1.0 };
     let face_center = incident.center + ix[k] * (sign * incident.half[k]);
@@ -254,7 +260,7 @@ fn face_contact(
     duplicate: f64,
     out: &mut Vec<ContactPoint>,
 ) -> Option<ContactPoint> {
-    let axis = reference.axes.col(i);
+    let axis = reference.axes[i];
     let u = if (incident.center - reference.center).dot(axis) >= 0.0 {
         axis
     } else {
@@ -315,8 +321,7 @@ fn edge_contact(
     duplicate: f64,
     out: &mut Vec<ContactPoint>,
 ) -> Option<ContactPoint> {
-    let ax = [a.axes.x_axis, a.axes.y_axis, a.axes.z_axis];
-    let bx = [b.axes.x_axis, b.axes.y_axis, b.axes.z_axis];
+    let (ax, bx) = (&a.axes, &b.axes);
     let mut u = ax[i].cross(bx[j]).normalize();
     if (b.center - a.center).dot(u) < 0.0 {
         u = -u; // from a towards b
@@ -366,9 +371,7 @@ fn edge_contact(
     // over the whole patch, not at one point.
     let start = out.len();
     out.push(closest);
-    let k = (0..3)
-        .max_by(|&p, &q| u.dot(ax[p]).abs().total_cmp(&u.dot(ax[q]).abs()))
-        .expect("three axes");
+    let k = most_aligned(ax, u);
     let face = if u.dot(ax[k]) >= 0.0 { ax[k] } else { -ax[k] };
     let (poly, count) = clipped_face(a, k, face, u, b, duplicate);
     let (offset, slope) = (face.dot(a.center) + a.half[k], face.dot(u));
@@ -399,7 +402,7 @@ fn edge_contact(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{parry_pair, Collider, Part, Pose};
+    use super::super::{parry_pair, Collider, Part, Pose, DUPLICATE, TIE};
     use super::*;
     use crate::shape::Shape;
     use glam::DQuat;
@@ -434,6 +437,11 @@ mod tests {
         collider.parts[0].clone()
     }
 
+    /// The box of half extents `half` placed by `pose`.
+    fn world(half: DVec3, pose: &Pose) -> WorldBox {
+        WorldBox::new(pose.position, pose.orientation, half)
+    }
+
     /// Signed distance of `p` from the surface of box (`half`) at `pose`.
     fn box_sdf(p: DVec3, half: DVec3, pose: &Pose) -> f64 {
         let q = pose.inverse_transform_point(p).abs() - half;
@@ -443,19 +451,14 @@ mod tests {
     /// Both paths on one pair: returns whether the hand path answered.
     fn compare(ha: DVec3, pose_a: &Pose, hb: DVec3, pose_b: &Pose, margin: f64) -> bool {
         let (pa, pb) = (part(ha), part(hb));
-        let world = |h: DVec3, pose: &Pose| WorldBox {
-            center: pose.position,
-            axes: DMat3::from_quat(pose.orientation),
-            half: h,
-        };
         let radii = pa.sphere_radius + pb.sphere_radius;
         let mut mine = Vec::new();
         let Some(cp) = box_box(
             &world(ha, pose_a),
             &world(hb, pose_b),
             margin,
-            1e-9 * radii,
-            1e-6 * radii,
+            TIE * radii,
+            DUPLICATE * radii,
             &mut mine,
         ) else {
             assert!(mine.is_empty(), "nothing appended when declining");
@@ -511,8 +514,8 @@ mod tests {
             &world(ha, pose_a),
             &world(hb, pose_b),
             margin,
-            1e-9 * radii,
-            1e-6 * radii,
+            TIE * radii,
+            DUPLICATE * radii,
             &mut raw,
         )
         .unwrap();
@@ -521,7 +524,8 @@ mod tests {
             assert!(parry_raw.is_empty());
             return true;
         }
-        let duplicate = |p: &ContactPoint| p.position.distance(raw[0].position) <= 1e-6 * radii;
+        let duplicate =
+            |p: &ContactPoint| p.position.distance(raw[0].position) <= DUPLICATE * radii;
         let same = |p: &ContactPoint, q: &ContactPoint| {
             p.position.distance(q.position) <= tol && (p.separation - q.separation).abs() <= tol
         };
@@ -656,14 +660,9 @@ mod tests {
             let pose_b = at_gap(ha, &pose_a, hb, pose_b, gap);
             assert!(compare(ha, &pose_a, hb, &pose_b, 2e-3), "case {k} declined");
             let mut out = Vec::new();
-            let w = |h: DVec3, pose: &Pose| WorldBox {
-                center: pose.position,
-                axes: DMat3::from_quat(pose.orientation),
-                half: h,
-            };
             box_box(
-                &w(ha, &pose_a),
-                &w(hb, &pose_b),
+                &world(ha, &pose_a),
+                &world(hb, &pose_b),
                 2e-3,
                 1e-12,
                 1e-9,
@@ -682,11 +681,7 @@ mod tests {
 
     #[test]
     fn declines_overlapping_boxes_and_corners_apart() {
-        let w = |h: DVec3, p: DVec3, q: DQuat| WorldBox {
-            center: p,
-            axes: DMat3::from_quat(q),
-            half: h,
-        };
+        let w = |h: DVec3, p: DVec3, q: DQuat| WorldBox::new(p, q, h);
         let h = DVec3::splat(0.5);
         let mut out = Vec::new();
         // Overlapping: EPA's depth.
