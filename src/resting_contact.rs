@@ -324,6 +324,11 @@ pub struct Solver {
     previous: Vec<Solved>,
     /// Last step's patches, sorted by pair.
     previous_patches: Vec<SolvedPatch>,
+    /// Last step's length h (s).
+    previous_h: f64,
+    /// The time over which last step's impulses carried their contact forces (s): see
+    /// [`Solver::solve`]'s warm start.
+    previous_span: f64,
     /// Velocities of the bodies the step moves, by slot, and their body indices.
     moving: Vec<Vel>,
     moving_bodies: Vec<usize>,
@@ -661,8 +666,26 @@ impl Solver {
         self.patches
             .sort_unstable_by(|x, y| x.height.total_cmp(&y.height));
         let left = self.assign_slots(bodies, settings.gravity);
+        // A steady contact force F (a weight) is carried by an impulse of F times the time
+        // from the middle of the last step to the middle of this one: a body starts the step
+        // with the velocity the last step's second half of gravity gave it, and must end its
+        // step-mean motion at rest. With steps of one length that span is h; where the length
+        // changed, the warm start's impulses are scaled to the new span. (Without this, each
+        // change of `World`'s step length would jolt a pile by the difference, which the few
+        // sweeps of a step do not remove.)
+        let span = if self.previous_h > 0.0 {
+            0.5 * (self.previous_h + h)
+        } else {
+            h
+        };
         if whole_step {
-            self.warm_start(bodies);
+            // (Steps that split a frame evenly differ in length by rounding only: those keep
+            // their impulses as they are.)
+            let scale = match span / self.previous_span {
+                r if r.is_finite() && (r - 1.0).abs() > 1e-6 => r,
+                _ => 1.0,
+            };
+            self.warm_start(bodies, scale);
         }
         let split = self.group_parts(left);
         let mut report = StepReport::default();
@@ -700,6 +723,8 @@ impl Solver {
         }
         self.previous.clear();
         self.previous_patches.clear();
+        self.previous_h = h;
+        self.previous_span = span;
         for patch in &self.patches {
             let (a, b) = (patch.a as u32, patch.b as u32);
             self.previous.extend(
@@ -1145,8 +1170,9 @@ impl Solver {
     /// pair, same point on the tracked body within a few percent of the body's size), and each
     /// patch from its pair's friction impulses, kept inside the new friction cone; applies
     /// them. A resting pile then needs only the change since the last step, not to rebuild its
-    /// whole weight chain from zero.
-    fn warm_start(&mut self, bodies: &[Body]) {
+    /// whole weight chain from zero. The previous impulses are multiplied by `scale`, the
+    /// ratio of this step's length to the last one's.
+    fn warm_start(&mut self, bodies: &[Body], scale: f64) {
         if self.previous.is_empty() {
             return;
         }
@@ -1176,7 +1202,9 @@ impl Solver {
                         best = Some(old.impulse);
                     }
                 }
-                let Some(pn) = best else { continue };
+                let Some(pn) = best.map(|p| p * scale) else {
+                    continue;
+                };
                 if pn <= 0.0 {
                     continue;
                 }
@@ -1187,14 +1215,14 @@ impl Solver {
             let at = self.previous_patches.partition_point(|x| (x.a, x.b) < key);
             if let Some(old) = self.previous_patches.get(at).filter(|x| (x.a, x.b) == key) {
                 let n = patch.normal;
-                let mut pt = old.tangential - old.tangential.dot(n) * n;
+                let mut pt = (old.tangential - old.tangential.dot(n) * n) * scale;
                 let limit = patch.friction * total;
                 if pt.length() > limit {
                     pt *= limit / pt.length();
                 }
                 let tw_limit = patch.friction * patch.radius * total;
                 let tw = if patch.twist_inv > 0.0 {
-                    old.twist.clamp(-tw_limit, tw_limit)
+                    (old.twist * scale).clamp(-tw_limit, tw_limit)
                 } else {
                     0.0
                 };

@@ -37,9 +37,14 @@ pub struct WorldSettings {
     pub sleep_time: f64,
     /// How resting contacts are handled.
     pub resting_contact: RestingContactMode,
-    /// Length h of a contact step (s) when resting contacts are constraints; frames are split
-    /// into steps no longer than this.
+    /// Shortest length h of a contact step (s) when resting contacts are constraints; frames
+    /// are split into steps no longer than the present length, which starts here.
     pub contact_step: f64,
+    /// Longest contact step (s, ≥ `contact_step`; `None`: twice `contact_step`). Between the
+    /// two the length doubles or halves per frame by the measured work of the contact steps
+    /// against that of the local re-solves (see `World::adapt_step_length`); equal to
+    /// `contact_step`, every step has that length.
+    pub contact_step_max: Option<f64>,
     /// Most projected Gauss–Seidel sweeps per contact step (≥ 1).
     pub contact_sweeps: usize,
     /// Sweeps per level of the shock-propagation pass after them (0: no shock propagation;
@@ -72,6 +77,7 @@ impl Default for WorldSettings {
             sleep_time: 0.5,
             resting_contact: RestingContactMode::Constraints,
             contact_step: 0.0025,
+            contact_step_max: None,
             contact_sweeps: 8,
             shock_sweeps: 4,
         }
@@ -294,6 +300,7 @@ fn parse_world(root: &Tab) -> Result<WorldSettings, SceneError> {
         "sleep_time",
         "resting_contact",
         "contact_step",
+        "contact_step_max",
         "contact_sweeps",
         "shock_sweeps",
     ])?;
@@ -332,6 +339,19 @@ fn parse_world(root: &Tab) -> Result<WorldSettings, SceneError> {
     }
     if let Some((v, _)) = t.positive("contact_step")? {
         w.contact_step = v;
+    }
+    if let Some((v, span)) = t.positive("contact_step_max")? {
+        if v < w.contact_step {
+            return Err(t.value_error(
+                &span,
+                "contact_step_max",
+                &format!(
+                    "must be at least contact_step = {} s (got {v} s)",
+                    w.contact_step
+                ),
+            ));
+        }
+        w.contact_step_max = Some(v);
     }
     if let Some(n) = t.count_in("contact_sweeps", 1, MAX_SWEEPS)? {
         w.contact_sweeps = n;

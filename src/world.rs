@@ -176,6 +176,13 @@ pub struct Counts {
     /// Pairs whose contact points a contact step or a local re-solve took from the points
     /// tracked on their bodies (see [`TrackedPoint`]) instead of a proximity query.
     pub tracked_pairs: u64,
+    /// Contact points times Gauss–Seidel sweeps, summed over contact steps: their work, in the
+    /// units of `resolve_point_sweeps` (see `World::adapt_step_length`).
+    pub step_point_sweeps: u64,
+    /// Contact points times Gauss–Seidel sweeps, summed over local re-solves of held pairs.
+    pub resolve_point_sweeps: u64,
+    /// Contact steps longer than the shortest (`[world] contact_step`).
+    pub long_contact_steps: u64,
 }
 
 impl Counts {
@@ -208,6 +215,9 @@ impl Counts {
             parallel_escapes,
             pruned_axes,
             tracked_pairs,
+            step_point_sweeps,
+            resolve_point_sweeps,
+            long_contact_steps,
         } = *other;
         self.collisions += collisions;
         self.microcollisions += microcollisions;
@@ -234,6 +244,9 @@ impl Counts {
         self.parallel_escapes += parallel_escapes;
         self.pruned_axes += pruned_axes;
         self.tracked_pairs += tracked_pairs;
+        self.step_point_sweeps += step_point_sweeps;
+        self.resolve_point_sweeps += resolve_point_sweeps;
+        self.long_contact_steps += long_contact_steps;
     }
 }
 
@@ -287,8 +300,13 @@ pub struct World {
     woken: Vec<usize>,
     /// How resting contacts are handled.
     resting_mode: RestingContactMode,
-    /// Contact step length h (s).
+    /// Present contact step length h (s), within `contact_step_range` (see
+    /// [`World::adapt_step_length`]).
     contact_step: f64,
+    /// Shortest and longest contact step (s): `[world] contact_step` and `contact_step_max`.
+    contact_step_range: (f64, f64),
+    /// `(step_point_sweeps, resolve_point_sweeps)` at the present frame's start.
+    work_at_frame_start: (u64, u64),
     /// Most Gauss–Seidel sweeps per contact step, and shock-propagation sweeps per level.
     contact_sweeps: usize,
     shock_sweeps: usize,
@@ -753,6 +771,13 @@ impl World {
             wake_speed: 2.0 * (2.0 * g.length() * eps).sqrt(),
             resting_mode: scene.world.resting_contact,
             contact_step: scene.world.contact_step,
+            contact_step_range: (
+                scene.world.contact_step,
+                scene
+                    .world
+                    .contact_step_max
+                    .unwrap_or(2.0 * scene.world.contact_step),
+            ),
             contact_sweeps: scene.world.contact_sweeps,
             shock_sweeps: scene.world.shock_sweeps,
             parallel_islands: true,
@@ -887,7 +912,49 @@ impl World {
         }
         self.sleep_resting_bodies(t1);
         self.counts.frames += 1;
+        if self.resting_mode == RestingContactMode::Constraints {
+            if self.contact_step > self.contact_step_range.0 {
+                self.counts.long_contact_steps += steps as u64;
+            }
+            self.adapt_step_length();
+        }
         Ok(())
+    }
+
+    /// Chooses the next frame's contact step length from this frame's work: doubled (up to
+    /// the longest) where the local re-solves of held pairs cost less than a quarter of the
+    /// contact steps, halved (down to the shortest) where they cost more than the contact
+    /// steps. Work is counted as contact points times Gauss–Seidel sweeps, the solver's unit
+    /// cost in both, so the choice is the same on every machine and run.
+    ///
+    /// Why those thresholds (a cost model, measured on the funnel): a step k times the
+    /// shortest takes k times the sweeps, so the sweeps cost the same per simulated second at
+    /// any length, while the rest of a step (finding and measuring its contacts, building
+    /// rows, the broad phase after it: about half of its cost in the funnel's pile) is paid
+    /// per step, and halves when the length doubles. The re-solves come from predictions
+    /// that missed; their rate per simulated second was measured to double with the length
+    /// (the funnel's pile at 2.5 → 5 ms; it triples from 5 to 10 ms). Doubling therefore pays
+    /// while the re-solves' work W_r is below about a quarter of the steps' W_s, halving once
+    /// it exceeds W_s; in between, the band keeps the length from flickering. In a quiet pile
+    /// the re-solves are rare and the step lengthens; where impacts land on held pairs (the
+    /// funnel's lattice hitting its walls) they dominate and it stays short. The step length
+    /// changes no exactness: every pair keeps its conservative bound and its band whatever
+    /// the step, and the warm start carries the contact forces across a change (see
+    /// `resting_contact::Solver::solve`).
+    fn adapt_step_length(&mut self) {
+        let (shortest, longest) = self.contact_step_range;
+        let (s0, r0) = self.work_at_frame_start;
+        let (s1, r1) = (
+            self.counts.step_point_sweeps,
+            self.counts.resolve_point_sweeps,
+        );
+        self.work_at_frame_start = (s1, r1);
+        let (steps, resolves) = (s1 - s0, r1 - r0);
+        if 4 * resolves <= steps && 2.0 * self.contact_step <= longest * (1.0 + 1e-9) {
+            self.contact_step *= 2.0;
+        } else if resolves > steps && 0.5 * self.contact_step >= shortest * (1.0 - 1e-9) {
+            self.contact_step *= 0.5;
+        }
     }
 
     /// One step over [t0, t1]: every body is at t0.
@@ -1054,8 +1121,14 @@ impl World {
         // The whole step: `contact_sweeps` Gauss–Seidel sweeps share the load out, then shock
         // propagation settles it from the ground up (`Solver::shock_propagation`); a shortfall
         // is restored a quarter per step (see `resting_contact::bias`).
-        let mut settings = self.step_settings(h, 1e-6, self.contact_sweeps, 0.25);
-        settings.shock_iterations = self.shock_sweeps;
+        // A step k times the shortest takes k times the sweeps: the solver's error per step
+        // grows with the impulses it shares out (the weight over the step), so the same sweep
+        // count would let a tall stack slide and open its gaps k times faster (a stack of 12
+        // with 8 + 4 sweeps at 5 ms: median slide 9 mm in 1.5 s against 2.3 mm at 2.5 ms;
+        // with 16 + 8, 0.9 mm).
+        let per = ((self.contact_step / self.contact_step_range.0).round() as usize).max(1);
+        let mut settings = self.step_settings(h, 1e-6, self.contact_sweeps * per, 0.25);
+        settings.shock_iterations = self.shock_sweeps * per;
         let mut pushed = std::mem::take(&mut self.pushed);
         pushed.clear();
         let report = self.resting_solver.solve(
@@ -1066,6 +1139,7 @@ impl World {
             |a, b, n| pushed.push((a, b, n)),
         );
         self.counts.contact_iterations += report.iterations as u64;
+        self.counts.step_point_sweeps += (self.resting_contacts.len() * report.iterations) as u64;
         for &(a, b, n) in &pushed {
             self.note_support(a, b, n);
         }
@@ -1353,10 +1427,12 @@ impl World {
         }
         let mut pushed = std::mem::take(&mut self.pushed);
         pushed.clear();
-        self.pair_solver
-            .solve(&mut self.bodies, &contacts, &settings, false, |a, b, n| {
-                pushed.push((a, b, n))
-            });
+        let report =
+            self.pair_solver
+                .solve(&mut self.bodies, &contacts, &settings, false, |a, b, n| {
+                    pushed.push((a, b, n))
+                });
+        self.counts.resolve_point_sweeps += (contacts.len() * report.iterations) as u64;
         for &(x, y, n) in &pushed {
             self.note_support(x, y, n);
         }
@@ -2393,6 +2469,68 @@ mass = 1.0
             // The corners are the cube's material points on the floor's plane: exact, but
             // for the floor normal turning with the cube (here b) by 0.4 mrad over a 0.5 m lever.
             assert!((e - n).abs() < 1e-6, "exact {exact:?} tracked {now:?}");
+        }
+    }
+
+    /// A change of the contact step's length carries the contact forces over: a settled cube
+    /// and a settled stack of two need, in the step after the length doubled, stayed doubled
+    /// or halved, no more Gauss–Seidel sweeps to converge than about twice those of a step of
+    /// unchanged length, because the warm start's impulses are scaled from the last step's
+    /// span of time to the new one (see `resting_contact::Solver::solve`). Unscaled, those
+    /// steps start from the wrong share of each weight: the cube then takes 19 sweeps instead
+    /// of 1, the stack of two the cap of 64 instead of 7.
+    #[test]
+    fn a_changed_step_length_keeps_the_contact_forces() {
+        for cubes in 1..=2 {
+            let mut text = String::from(
+                r#"
+[world]
+gravity = [0.0, 0.0, -9.81]
+contact_step = 0.0025
+contact_step_max = 0.0025
+contact_sweeps = 64
+shock_sweeps = 0
+sleep_time = 0.0
+[[bodies]]
+name = "floor"
+motion = "fixed"
+shape = { type = "box", half_extents = [5.0, 5.0, 0.5] }
+position = [0.0, 0.0, -0.5]
+"#,
+            );
+            for k in 0..cubes {
+                let z = 0.1 + 0.2 * k as f64 + 3e-4 * (k + 1) as f64;
+                text += &format!(
+                    "[[bodies]]\nname = \"c{k}\"\nshape = {{ type = \"box\", \
+                     half_extents = [0.1, 0.1, 0.1] }}\nposition = [0.0, 0.0, {z}]\nmass = 1.0\n"
+                );
+            }
+            let scene = crate::scene::parse(&text, std::path::Path::new("test.toml")).unwrap();
+            let mut world = World::new(&scene).unwrap();
+            while world.time < 1.0 - 1e-12 {
+                world.step_frame(1.0).unwrap();
+            }
+            // One step of length h: the sweeps it took to converge.
+            let sweeps = |world: &mut World, h: f64| {
+                world.contact_step = h;
+                let t = world.time;
+                let before = world.counts.contact_iterations;
+                world.step(t, t + h).unwrap();
+                world.counts.contact_iterations - before
+            };
+            let same = sweeps(&mut world, 0.0025);
+            let doubled = sweeps(&mut world, 0.005);
+            let again = sweeps(&mut world, 0.005);
+            let halved = sweeps(&mut world, 0.0025);
+            eprintln!(
+                "{cubes} cube(s), sweeps: same length {same}, doubled {doubled}, again {again}, \
+                 halved {halved}"
+            );
+            assert!(same < 16, "the settled stack took {same} sweeps");
+            for (what, n) in [("doubled", doubled), ("again", again), ("halved", halved)] {
+                assert!(n <= 2 * same + 1, "{what}: {n} sweeps, unchanged: {same}");
+            }
+            assert!(world.max_penetration() <= 0.0);
         }
     }
 

@@ -442,3 +442,20 @@ fn contact_and_shock_sweeps_must_be_counts_in_range() {
         &["world", "contact_sweeps", "must be an integer"],
     );
 }
+
+#[test]
+fn longest_contact_step_is_not_shorter_than_the_shortest() {
+    let m = error("[world]\ncontact_step = 0.004\ncontact_step_max = 0.002\n");
+    assert_error(
+        &m,
+        3,
+        20,
+        &[
+            "world",
+            "contact_step_max",
+            "at least contact_step = 0.004 s (got 0.002 s)",
+        ],
+    );
+    let m = error("[world]\ncontact_step_max = -1.0\n");
+    assert_error(&m, 2, 20, &["world", "contact_step_max"]);
+}

@@ -113,6 +113,15 @@ fn defaults() {
     let t = parse_ok("[world]\ncontact_sweeps = 64\nshock_sweeps = 0\n");
     assert_eq!((t.world.contact_sweeps, t.world.shock_sweeps), (64, 0));
     assert_eq!(
+        (s.world.contact_step, s.world.contact_step_max),
+        (0.0025, None)
+    );
+    let t = parse_ok("[world]\ncontact_step = 0.001\ncontact_step_max = 0.001\n");
+    assert_eq!(
+        (t.world.contact_step, t.world.contact_step_max),
+        (0.001, Some(0.001))
+    );
+    assert_eq!(
         s.materials["default"],
         Material {
             restitution: 0.5,

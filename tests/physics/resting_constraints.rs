@@ -399,3 +399,50 @@ fn shock_propagation_settles_a_tall_stack() {
         "{slid:?} vs {slid0:?}"
     );
 }
+
+/// The contact step's length adapts between `contact_step` and `contact_step_max` (by default
+/// twice it): a quiet stack, where nothing is re-solved mid-step, takes the longest steps from
+/// its first frame on; a change of length carries the contact forces over (the warm start's
+/// impulses scaled by the new length over the old), so the stack is not jolted by it and holds
+/// as well as with every step at the shortest length.
+#[test]
+fn a_quiet_stack_lengthens_its_contact_step_without_a_jolt() {
+    let run_stack = |longest: Option<f64>| {
+        let mut sc = scene(G, 0.3, 0.5, stack(6));
+        sc.world.contact_step_max = longest;
+        let mut w = constrained(sc);
+        let mut fastest: f64 = 0.0;
+        run(&mut w, 1.0, |w| {
+            for i in 1..=6 {
+                fastest = fastest.max(w.body(i).velocity.z.abs());
+            }
+        });
+        (w, fastest)
+    };
+    let (adaptive, fast_adaptive) = run_stack(None);
+    let (fixed, fast_fixed) = run_stack(Some(0.0025));
+    let (ca, cf) = (adaptive.counts(), fixed.counts());
+    eprintln!(
+        "stack of 6, 1 s: adaptive {} steps ({} long), fastest |v_z| {fast_adaptive:.3e} m/s, top {:.6} m; \
+         fixed {} steps, fastest {fast_fixed:.3e} m/s, top {:.6} m",
+        ca.contact_steps,
+        ca.long_contact_steps,
+        adaptive.body(6).position.z,
+        cf.contact_steps,
+        fixed.body(6).position.z
+    );
+    assert_eq!(cf.long_contact_steps, 0);
+    // Every frame after the first at 5 ms: 4 of its 8 steps' worth.
+    assert!(ca.long_contact_steps >= 4 * 49, "{ca:?}");
+    assert!(ca.contact_steps < cf.contact_steps * 6 / 10, "{ca:?}");
+    assert_eq!(events(&adaptive), 0, "a resting stack needs no events");
+    assert!(adaptive.max_penetration() <= 0.0);
+    // The sawtooth of a resting body's velocity is g·h at frame ends at most (twice the
+    // fixed run's with h doubled); a jolt would be far more.
+    assert!(
+        fast_adaptive <= 2.0 * fast_fixed + 1e-3,
+        "adaptive {fast_adaptive} m/s, fixed {fast_fixed} m/s"
+    );
+    let sag = (adaptive.body(6).position.z - fixed.body(6).position.z).abs();
+    assert!(sag < 2e-4, "the top differs by {sag} m");
+}
