@@ -28,9 +28,10 @@
 //! instead, which guarantees progress.
 //!
 //! ## Resting contact as constraints (the default)
-//! With `[world] resting_contact = "constraints"` each frame is split into contact steps of at
-//! most `contact_step`; at each step's start the contacts that are resting are solved together
-//! as constraints over the step ([`crate::resting_contact`], Bender & Schmitt 2006 §3.2) and
+//! With `[world] resting_contact = "constraints"` each frame is split into contact steps of the
+//! present length, between `contact_step` and `contact_step_max`, chosen per frame from the
+//! work the last frame did (`World::adapt_step_length`); at each step's start the contacts
+//! that are resting are solved together as constraints over the step ([`crate::resting_contact`], Bender & Schmitt 2006 §3.2) and
 //! their pairs are *held*: the event machinery steps in for a held pair only within
 //! `HELD_BAND`·ε_c, where the pair's neighbourhood is solved again from that moment. Impacts
 //! faster than a resting contact stay events with their restitution, and every pair keeps its
