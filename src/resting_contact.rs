@@ -1170,8 +1170,9 @@ impl Solver {
     /// pair, same point on the tracked body within a few percent of the body's size), and each
     /// patch from its pair's friction impulses, kept inside the new friction cone; applies
     /// them. A resting pile then needs only the change since the last step, not to rebuild its
-    /// whole weight chain from zero. The previous impulses are multiplied by `scale`, the
-    /// ratio of this step's length to the last one's.
+    /// whole weight chain from zero. The previous impulses are multiplied by `scale`: the
+    /// span of time this step's impulses carry the contact forces over, to the last one's
+    /// (see [`Solver::solve`]).
     fn warm_start(&mut self, bodies: &[Body], scale: f64) {
         if self.previous.is_empty() {
             return;

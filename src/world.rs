@@ -31,11 +31,12 @@
 //! With `[world] resting_contact = "constraints"` each frame is split into contact steps of the
 //! present length, between `contact_step` and `contact_step_max`, chosen per frame from the
 //! work the last frame did (`World::adapt_step_length`); at each step's start the contacts
-//! that are resting are solved together as constraints over the step ([`crate::resting_contact`], Bender & Schmitt 2006 §3.2) and
-//! their pairs are *held*: the event machinery steps in for a held pair only within
-//! `HELD_BAND`·ε_c, where the pair's neighbourhood is solved again from that moment. Impacts
-//! faster than a resting contact stay events with their restitution, and every pair keeps its
-//! conservative bound, so nothing tunnels or sinks past ε_c in either mode.
+//! that are resting are solved together as constraints over the step
+//! ([`crate::resting_contact`], Bender & Schmitt 2006 §3.2) and their pairs are *held*: the
+//! event machinery steps in for a held pair only within `HELD_BAND`·ε_c, where the pair's
+//! neighbourhood is solved again from that moment. Impacts faster than a resting contact stay
+//! events with their restitution, and every pair keeps its conservative bound, so nothing
+//! tunnels or sinks past ε_c in either mode.
 
 use crate::body::{Body, BodyHot};
 use crate::broad_phase::BroadPhase;
@@ -2479,7 +2480,7 @@ mass = 1.0
     /// unchanged length, because the warm start's impulses are scaled from the last step's
     /// span of time to the new one (see `resting_contact::Solver::solve`). Unscaled, those
     /// steps start from the wrong share of each weight: the cube then takes 19 sweeps instead
-    /// of 1, the stack of two the cap of 64 instead of 7.
+    /// of 1, the stack of two 104 (doubled) and 64 (halved) instead of 7.
     #[test]
     fn a_changed_step_length_keeps_the_contact_forces() {
         for cubes in 1..=2 {

@@ -423,7 +423,8 @@ fn a_quiet_stack_lengthens_its_contact_step_without_a_jolt() {
     let (fixed, fast_fixed) = run_stack(Some(0.0025));
     let (ca, cf) = (adaptive.counts(), fixed.counts());
     eprintln!(
-        "stack of 6, 1 s: adaptive {} steps ({} long), fastest |v_z| {fast_adaptive:.3e} m/s, top {:.6} m; \
+        "stack of 6, 1 s: adaptive {} steps ({} long), fastest |v_z| {fast_adaptive:.3e} m/s, \
+         top {:.6} m; \
          fixed {} steps, fastest {fast_fixed:.3e} m/s, top {:.6} m",
         ca.contact_steps,
         ca.long_contact_steps,
