@@ -1963,6 +1963,9 @@ impl World {
                 }
             }
         }
+        // In pair order, not the grid's: what follows (the contact step's Gauss–Seidel order,
+        // the seeding) then does not depend on the cell size.
+        out.sort_unstable();
         self.candidates = cand;
     }
 
