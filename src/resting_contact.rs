@@ -38,9 +38,13 @@
 //! faster than the resting threshold are never taken from it.
 
 use crate::body::Body;
+use std::sync::Mutex;
+
+mod partner;
 use crate::collision_impulse::collision_matrix;
 use crate::narrow_phase::ContactPoint;
 use glam::{DMat3, DVec3};
+use partner::with_partner;
 
 /// One resting contact point between bodies `a` and `b` at the start of a contact step.
 #[derive(Clone, Copy, Debug)]
@@ -349,7 +353,7 @@ pub struct Solver {
     adjacency: Vec<u32>,
     queue: Vec<u32>,
     by_level: Vec<(u32, u32)>,
-    one_sided: Vec<([bool; 2], DMat3, f64)>,
+    one_sided: Vec<OneSided>,
 }
 
 /// The body a contact point is tracked on between steps: b unless b does not move.
@@ -415,39 +419,113 @@ impl RowOrder {
     }
 }
 
-/// Velocity of slot `s`: `moving` holds slots from `base` on.
-#[inline]
-fn read(s: u32, moving: &[Vel], base: u32, still: &[Vel]) -> Vel {
-    if s & STILL != 0 {
-        still[(s & !STILL) as usize]
-    } else {
-        moving[(s - base) as usize]
+/// The velocity slots of the moving bodies a part of a step touches (see [`Part`]).
+trait Slots {
+    /// Velocity of moving slot `s`.
+    fn get(&self, s: u32) -> Vel;
+    /// Stores the velocity of moving slot `s`.
+    fn set(&mut self, s: u32, v: Vel);
+}
+
+/// Every moving slot of the step, from 0.
+impl Slots for Vec<Vel> {
+    #[inline(always)]
+    fn get(&self, s: u32) -> Vel {
+        self[s as usize]
+    }
+    #[inline(always)]
+    fn set(&mut self, s: u32, v: Vel) {
+        self[s as usize] = v;
     }
 }
 
-/// One projected Gauss–Seidel sweep over `patches` (their rows in `rows`, which starts at row
-/// `row_base`; their moving bodies' slots in `moving`, which starts at slot `base`), each
-/// patch's normal rows in `order` (see [`RowOrder`]). Returns the largest change of a predicted
-/// end position.
-#[allow(clippy::too_many_arguments)]
-fn sweep_patches(
-    patches: &mut [Patch],
-    rows: &mut [Row],
-    row_base: usize,
-    moving: &mut [Vel],
+/// Consecutive slots: `moving` holds slots from `base` on (a half, or a step not split).
+struct Slice<'a> {
+    moving: &'a mut [Vel],
     base: u32,
-    still: &[Vel],
-    h: f64,
-    order: RowOrder,
-) -> f64 {
+}
+
+impl Slots for Slice<'_> {
+    #[inline(always)]
+    fn get(&self, s: u32) -> Vel {
+        self.moving[(s - self.base) as usize]
+    }
+    #[inline(always)]
+    fn set(&mut self, s: u32, v: Vel) {
+        self.moving[(s - self.base) as usize] = v;
+    }
+}
+
+/// Both halves' slots, for the cut patches: `lo` holds slots from 0, `hi` from `lo.len()`.
+struct Both<'a> {
+    lo: &'a mut [Vel],
+    hi: &'a mut [Vel],
+}
+
+impl Slots for Both<'_> {
+    #[inline(always)]
+    fn get(&self, s: u32) -> Vel {
+        let s = s as usize;
+        match s.checked_sub(self.lo.len()) {
+            None => self.lo[s],
+            Some(k) => self.hi[k],
+        }
+    }
+    #[inline(always)]
+    fn set(&mut self, s: u32, v: Vel) {
+        let s = s as usize;
+        match s.checked_sub(self.lo.len()) {
+            None => self.lo[s] = v,
+            Some(k) => self.hi[k] = v,
+        }
+    }
+}
+
+/// Velocity of slot `s`: a read-only slot from `still`, a moving one from `slots`.
+#[inline(always)]
+fn read(s: u32, slots: &impl Slots, still: &[Vel]) -> Vel {
+    if s & STILL != 0 {
+        still[(s & !STILL) as usize]
+    } else {
+        slots.get(s)
+    }
+}
+
+/// One part of a split step (a half, or the cut patches): its patches, which start at patch
+/// `patch_base` of the step, their rows, which start at row `row_base`, and the velocity slots
+/// of their moving bodies.
+struct Part<'a, V> {
+    patches: &'a mut [Patch],
+    patch_base: usize,
+    rows: &'a mut [Row],
+    row_base: usize,
+    slots: V,
+}
+
+/// A job for the partner thread (see [`partner`]): one sweep of half 1, or one shock-propagation
+/// sweep of half 1's patches `by_level[from..to]`.
+#[derive(Clone, Copy)]
+enum Job {
+    Sweep(RowOrder),
+    Shock {
+        from: usize,
+        to: usize,
+        order: RowOrder,
+    },
+}
+
+/// One projected Gauss–Seidel sweep over the patches of `part`, each patch's normal rows in
+/// `order` (see [`RowOrder`]). Returns the largest change of a predicted end position.
+fn sweep_patches(part: &mut Part<'_, impl Slots>, still: &[Vel], h: f64, order: RowOrder) -> f64 {
+    let (rows, row_base, slots) = (&mut *part.rows, part.row_base, &mut part.slots);
     let mut residual: f64 = 0.0;
-    for patch in patches.iter_mut() {
+    for patch in part.patches.iter_mut() {
         let (sa, sb) = (patch.sa, patch.sb);
         // The two bodies' velocities stay in locals for the whole patch and are stored once at
         // its end: every row of a patch updates the same two bodies, and reading back a
         // velocity just stored stalls on store forwarding (the sweep's hottest instruction was
         // that load). Same arithmetic in the same order as updating them in place.
-        let (mut va, mut vb) = (read(sa, moving, base, still), read(sb, moving, base, still));
+        let (mut va, mut vb) = (read(sa, slots, still), read(sb, slots, still));
         let (a_moves, b_moves) = (sa & STILL == 0, sb & STILL == 0);
         // Normal rows (eq. 8 with the clamp of eq. 3: the accumulated normal impulse never
         // pulls).
@@ -476,10 +554,10 @@ fn sweep_patches(
             residual = residual.max(r);
         }
         if a_moves {
-            moving[(sa - base) as usize] = va;
+            slots.set(sa, va);
         }
         if b_moves {
-            moving[(sb - base) as usize] = vb;
+            slots.set(sb, vb);
         }
     }
     residual
@@ -542,19 +620,20 @@ fn friction_rows(
 fn solve_patch_one_sided(
     patch: &mut Patch,
     rows: &mut [Row],
-    moving: &mut [Vel],
+    row_base: usize,
+    slots: &mut impl Slots,
     still: &[Vel],
-    free: [bool; 2],
-    k_tt_inv: DMat3,
-    twist_inv: f64,
+    one_sided: &OneSided,
     order: RowOrder,
 ) {
     let (sa, sb) = (patch.sa, patch.sb);
-    let (mut va, mut vb) = (read(sa, moving, 0, still), read(sb, moving, 0, still));
+    let (mut va, mut vb) = (read(sa, slots, still), read(sb, slots, still));
+    let &(free, k_tt_inv, twist_inv) = one_sided;
     let [a_free, b_free] = free;
     let mut total = 0.0;
+    let first = patch.first - row_base;
     for k in 0..patch.count {
-        let row = &mut rows[patch.first + order.index(k, patch.count)];
+        let row = &mut rows[first + order.index(k, patch.count)];
         let n = row.normal;
         // Normal velocity change per unit impulse from each free body (Δu_n = n·(Δv + Δω×r)).
         let k_nn = if a_free {
@@ -585,11 +664,65 @@ fn solve_patch_one_sided(
         );
     }
     if a_free {
-        moving[sa as usize] = va;
+        slots.set(sa, va);
     }
     if b_free {
-        moving[sb as usize] = vb;
+        slots.set(sb, vb);
     }
+}
+
+/// Which bodies of a patch take impulses in its shock-propagation level, with the friction
+/// inverses built from those bodies alone (see [`solve_patch_one_sided`]).
+type OneSided = ([bool; 2], DMat3, f64);
+
+/// One one-sided Gauss–Seidel sweep (see [`solve_patch_one_sided`]) over the patches of `part`
+/// that `entries` name (their `(level, index in the step)`), each with its `one_sided`
+/// settings.
+fn sweep_one_sided(
+    entries: &[(u32, u32)],
+    one_sided: &[OneSided],
+    part: &mut Part<'_, impl Slots>,
+    still: &[Vel],
+    order: RowOrder,
+) {
+    for (&(_, k), sided) in entries.iter().zip(one_sided) {
+        let patch = &mut part.patches[k as usize - part.patch_base];
+        let (rows, row_base) = (&mut *part.rows, part.row_base);
+        solve_patch_one_sided(patch, rows, row_base, &mut part.slots, still, sided, order);
+    }
+}
+
+/// Half 1 of a split step, behind the lock the partner thread takes it with.
+type Half<'a> = Mutex<Part<'a, Slice<'a>>>;
+
+/// Half 1's part, locked (a panic on the other side fails the step anyway; the data is only
+/// velocities and impulses).
+fn lock<'g, 'a>(half: &'g Half<'a>) -> std::sync::MutexGuard<'g, Part<'a, Slice<'a>>> {
+    half.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Runs `f` on the cut patches `patches` (their rows `rows`; `bases`: the first's patch and row
+/// index in the step) with both halves' slots: half 0's `lo` and half 1's, from its lock.
+fn with_cut<R>(
+    patches: &mut [Patch],
+    rows: &mut [Row],
+    bases: (usize, usize),
+    lo: &mut [Vel],
+    half1: &Half<'_>,
+    f: impl FnOnce(&mut Part<'_, Both<'_>>) -> R,
+) -> R {
+    let mut other = lock(half1);
+    let mut cut = Part {
+        patches,
+        patch_base: bases.0,
+        rows,
+        row_base: bases.1,
+        slots: Both {
+            lo,
+            hi: &mut *other.slots.moving,
+        },
+    };
+    f(&mut cut)
 }
 
 impl Row {
@@ -688,25 +821,11 @@ impl Solver {
             self.warm_start(bodies, scale);
         }
         let split = self.group_parts(left);
-        let mut report = StepReport::default();
-        let mut sweeps = |solver: &mut Solver| {
-            let mut watch = StallWatch::new(settings.stall_window);
-            for sweep in 0..settings.max_iterations {
-                let residual = solver.sweep(&split, h, RowOrder::of_sweep(sweep));
-                report.iterations = sweep + 1;
-                report.residual = residual;
-                if residual <= settings.tolerance || watch.stalled(sweep, residual) {
-                    break;
-                }
-            }
-        };
-        if split.patches[1] > 0 {
-            // On a pool thread, so each sweep's join finds the other thread still awake.
-            rayon::scope(|_| sweeps(self));
-        } else {
-            sweeps(self);
+        let shock = settings.shock_iterations > 0 && !self.moving.is_empty();
+        if shock {
+            self.shock_levels();
         }
-        self.shock_propagation(settings);
+        let report = self.sweep_parts(&split, settings, shock);
         for (i, v) in self.moving_bodies.iter().zip(&self.moving) {
             bodies[*i].velocity = v.v;
             bodies[*i].angular_velocity = v.w;
@@ -867,23 +986,19 @@ impl Solver {
         left
     }
 
-    /// Orders the patches by part (stable: bottom up within each part, as sorted before) and
-    /// their rows with them, so each part is one slice of each; `left` is half 0's number of
-    /// moving bodies ([`Self::assign_slots`]).
-    /// Shock propagation (Guendelman et al. 2003, as Bender & Schmitt 2006 §3.3 describe it),
-    /// after the Gauss–Seidel sweeps: the contact graph is layered from the bodies that do not
-    /// move (level 0: fixed, kinematic, asleep) by breadth-first search; level by level, the
-    /// patches of that level's bodies are swept `shock_iterations` times with every body of a
-    /// lower level taken as immovable (infinite mass: only this level's bodies take impulses),
-    /// then the level is frozen. The sweeps have already shared the load out; this pass settles
-    /// what they left unconverged from the ground up, so a stack's lower bodies carry the upper
-    /// ones instead of being pushed down by them while the iteration is still converging. Bodies
-    /// not connected to a level-0 body keep the sweeps' result.
-    fn shock_propagation(&mut self, settings: &StepSettings) {
+    /// The levels of shock propagation (Guendelman et al. 2003, as Bender & Schmitt 2006 §3.3
+    /// describe it), swept after the Gauss–Seidel sweeps ([`Self::sweep_parts`]): the contact
+    /// graph is layered from the bodies that do not move (level 0: fixed, kinematic, asleep) by
+    /// breadth-first search; level by level, the patches of that level's bodies are swept
+    /// `shock_iterations` times with every body of a lower level taken as immovable (infinite
+    /// mass: only this level's bodies take impulses), then the level is frozen. The sweeps have
+    /// already shared the load out; this pass settles what they left unconverged from the
+    /// ground up, so a stack's lower bodies carry the upper ones instead of being pushed down by
+    /// them while the iteration is still converging. Bodies not connected to a level-0 body keep
+    /// the sweeps' result. Fills `by_level` (each patch's level and index, in that order) and
+    /// `one_sided`; the levels depend only on the contacts, not on the velocities.
+    fn shock_levels(&mut self) {
         let moving = self.moving.len();
-        if settings.shock_iterations == 0 || moving == 0 {
-            return;
-        }
         // The patches of each moving slot.
         let start = &mut self.adjacency_start;
         start.clear();
@@ -987,34 +1102,11 @@ impl Solver {
             self.one_sided
                 .push(([a_free, b_free], tangent_inverse(&k_free, n), twist_inv));
         }
-        let mut i = 0;
-        while i < self.by_level.len() {
-            let level = self.by_level[i].0;
-            let j = i + self.by_level[i..]
-                .iter()
-                .take_while(|e| e.0 == level)
-                .count();
-            for sweep in 0..settings.shock_iterations {
-                let order = RowOrder::of_sweep(sweep);
-                for e in i..j {
-                    let k = self.by_level[e].1 as usize;
-                    let (free, k_tt_inv, twist_inv) = self.one_sided[e];
-                    solve_patch_one_sided(
-                        &mut self.patches[k],
-                        &mut self.rows,
-                        &mut self.moving,
-                        &self.still,
-                        free,
-                        k_tt_inv,
-                        twist_inv,
-                        order,
-                    );
-                }
-            }
-            i = j;
-        }
     }
 
+    /// Orders the patches by part (stable: bottom up within each part, as sorted before) and
+    /// their rows with them, so each part is one slice of each; `left` is half 0's number of
+    /// moving bodies ([`Self::assign_slots`]).
     fn group_parts(&mut self, left: u32) -> Split {
         self.patches.sort_by_key(|p| p.part);
         // Rows in patch order, so each part's rows are one slice.
@@ -1036,35 +1128,124 @@ impl Solver {
         }
     }
 
-    /// One Gauss–Seidel sweep over all patches: the two halves of a split on two threads
-    /// (rayon; sequentially on one, with the same result), then the cut patches. Returns the
-    /// largest change of a predicted end position.
-    fn sweep(&mut self, split: &Split, h: f64, order: RowOrder) -> f64 {
-        let still = &self.still;
-        let (p01, p_cut) = self.patches.split_at_mut(split.patches[1]);
-        let (p0, p1) = p01.split_at_mut(split.patches[0]);
-        let (r01, r_cut) = self.rows.split_at_mut(split.rows[1]);
-        let (r0, r1) = r01.split_at_mut(split.rows[0]);
-        let (m0, m1) = self.moving.split_at_mut(split.bodies as usize);
-        let (res0, res1) = if p0.is_empty() && p1.is_empty() {
-            (0.0, 0.0)
-        } else {
-            rayon::join(
-                || sweep_patches(p0, r0, 0, m0, 0, still, h, order),
-                || sweep_patches(p1, r1, split.rows[0], m1, split.bodies, still, h, order),
-            )
-        };
-        let res_cut = sweep_patches(
-            p_cut,
-            r_cut,
-            split.rows[1],
-            &mut self.moving,
-            0,
+    /// The step's Gauss–Seidel sweeps (until the residual is within the tolerance, stalls, or
+    /// `max_iterations`), then, with `shock`, the shock-propagation levels' sweeps
+    /// ([`Self::shock_levels`]). Each sweep takes half 0's patches here and half 1's on the
+    /// partner thread at the same time ([`partner`]; they share no moving body, and a lower
+    /// level's bodies are only read), then the cut patches here, so the result is that of
+    /// taking the halves one after the other, on any number of threads.
+    fn sweep_parts(&mut self, split: &Split, settings: &StepSettings, shock: bool) -> StepReport {
+        let h = settings.h;
+        let Solver {
+            patches,
+            rows,
+            moving,
             still,
-            h,
-            order,
-        );
-        res0.max(res1).max(res_cut)
+            by_level,
+            one_sided,
+            ..
+        } = self;
+        let (still, by_level, one_sided) = (&*still, &*by_level, &*one_sided);
+        let (p01, p_cut) = patches.split_at_mut(split.patches[1]);
+        let (p0, p1) = p01.split_at_mut(split.patches[0]);
+        let (r01, r_cut) = rows.split_at_mut(split.rows[1]);
+        let (r0, r1) = r01.split_at_mut(split.rows[0]);
+        let (m0, m1) = moving.split_at_mut(split.bodies as usize);
+        let mut half0 = Part {
+            patches: p0,
+            patch_base: 0,
+            rows: r0,
+            row_base: 0,
+            slots: Slice {
+                moving: m0,
+                base: 0,
+            },
+        };
+        let half1 = Mutex::new(Part {
+            patches: p1,
+            patch_base: split.patches[0],
+            rows: r1,
+            row_base: split.rows[0],
+            slots: Slice {
+                moving: m1,
+                base: split.bodies,
+            },
+        });
+        let work = |job: Job| {
+            let mut part = lock(&half1);
+            match job {
+                Job::Sweep(order) => sweep_patches(&mut part, still, h, order),
+                Job::Shock { from, to, order } => {
+                    let (entries, sided) = (&by_level[from..to], &one_sided[from..to]);
+                    sweep_one_sided(entries, sided, &mut part, still, order);
+                    0.0
+                }
+            }
+        };
+        let bases = (split.patches[1], split.rows[1]);
+        with_partner(split.patches[1] > 0, &work, |partner| {
+            let mut report = StepReport::default();
+            let mut watch = StallWatch::new(settings.stall_window);
+            for sweep in 0..settings.max_iterations {
+                let order = RowOrder::of_sweep(sweep);
+                let (res0, res1) = partner.run(Job::Sweep(order), || {
+                    sweep_patches(&mut half0, still, h, order)
+                });
+                let res_cut = with_cut(p_cut, r_cut, bases, half0.slots.moving, &half1, |cut| {
+                    sweep_patches(cut, still, h, order)
+                });
+                let residual = res0.max(res1).max(res_cut);
+                report.iterations = sweep + 1;
+                report.residual = residual;
+                if residual <= settings.tolerance || watch.stalled(sweep, residual) {
+                    break;
+                }
+            }
+            if !shock {
+                return report;
+            }
+            let mut i = 0;
+            while i < by_level.len() {
+                let level = by_level[i].0;
+                let j = i + by_level[i..].iter().take_while(|e| e.0 == level).count();
+                // The level's patches of half 0, of half 1 and cut: they are in patch order,
+                // and the patches in part order.
+                let entries = &by_level[i..j];
+                let c0 = i + entries.partition_point(|e| (e.1 as usize) < split.patches[0]);
+                let c1 = i + entries.partition_point(|e| (e.1 as usize) < split.patches[1]);
+                for sweep in 0..settings.shock_iterations {
+                    let order = RowOrder::of_sweep(sweep);
+                    let mut mine = || {
+                        sweep_one_sided(
+                            &by_level[i..c0],
+                            &one_sided[i..c0],
+                            &mut half0,
+                            still,
+                            order,
+                        );
+                        0.0
+                    };
+                    if c1 > c0 {
+                        partner.run(
+                            Job::Shock {
+                                from: c0,
+                                to: c1,
+                                order,
+                            },
+                            mine,
+                        );
+                    } else {
+                        mine();
+                    }
+                    with_cut(p_cut, r_cut, bases, half0.slots.moving, &half1, |cut| {
+                        sweep_one_sided(&by_level[c1..j], &one_sided[c1..j], cut, still, order);
+                        0.0
+                    });
+                }
+                i = j;
+            }
+            report
+        })
     }
 
     /// Adds the rows of one pair's contact points and their patch.
@@ -1185,8 +1366,8 @@ impl Solver {
             let reach = 0.05 * bodies[t].bounding_radius.min(1e3);
             let (sa, sb) = (patch.sa, patch.sb);
             let (mut va, mut vb) = (
-                read(sa, &self.moving, 0, &self.still),
-                read(sb, &self.moving, 0, &self.still),
+                read(sa, &self.moving, &self.still),
+                read(sb, &self.moving, &self.still),
             );
             let (a_moves, b_moves) = (sa & STILL == 0, sb & STILL == 0);
             let mut total = 0.0;

@@ -1,0 +1,167 @@
+//! A second pool thread kept awake for the span of one contact step's solve.
+//!
+//! The contact step sweeps its patches in two halves that share no moving body, dozens of times
+//! per step (the Gauss–Seidel sweeps, then every shock-propagation level's sweeps), each half a
+//! few hundred microseconds or less. `rayon::join` hands the second half to whichever pool
+//! thread steals it; between contact steps the event loop runs alone for milliseconds, the other
+//! worker goes to sleep, and waking it takes longer than the first half: measured on the
+//! funnel's first 3 s (2 cores), 5 942 of 6 522 second halves ran on the same thread as the
+//! first, so the sweeps took 1.54 s on two threads against 1.49 s on one.
+//!
+//! [`with_partner`] instead claims one pool thread for the whole solve: it spins, waiting for
+//! the jobs [`Partner::run`] posts, one at a time, and runs each at once. Where no second thread
+//! claims the partner's task in time (one thread, or a busy pool), `run` does the partner's job
+//! itself after its own, so the arithmetic and its order on each half are the same on any
+//! number of threads, and the result does not depend on them.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// Spins of a waiting thread between yields: a waiting partner gives its core back now and
+/// then, so an oversubscribed machine (more pool threads than cores) still makes progress.
+const SPINS_PER_YIELD: u32 = 1 << 12;
+
+/// The main side of a solve with a partner thread (see [`with_partner`]).
+pub struct Partner<'w, J> {
+    work: &'w (dyn Fn(J) -> f64 + Sync),
+    shared: &'w Shared<J>,
+}
+
+/// What the main thread and the partner share: the job slot, the count of jobs posted and
+/// done, the partner's last result (f64 bits), and whether a partner runs (`claimed`) or must
+/// stop.
+struct Shared<J> {
+    job: Mutex<Option<J>>,
+    posted: AtomicU64,
+    done: AtomicU64,
+    result: AtomicU64,
+    claimed: AtomicBool,
+    stop: AtomicBool,
+}
+
+impl<J: Copy + Send> Partner<'_, J> {
+    /// Runs `mine` here and the partner's work on `job` on the partner thread at the same time
+    /// (or both here, `mine` first, where no partner runs); returns both results. The two must
+    /// touch disjoint data (the partner's is behind the work's own lock).
+    pub fn run(&self, job: J, mine: impl FnOnce() -> f64) -> (f64, f64) {
+        let shared = self.shared;
+        if !shared.claimed.load(Ordering::Acquire) {
+            let a = mine();
+            return (a, (self.work)(job));
+        }
+        *shared.job.lock().unwrap_or_else(|e| e.into_inner()) = Some(job);
+        let posted = shared.posted.fetch_add(1, Ordering::AcqRel) + 1;
+        let a = mine();
+        wait_until(|| shared.done.load(Ordering::Acquire) >= posted);
+        (a, f64::from_bits(shared.result.load(Ordering::Acquire)))
+    }
+}
+
+/// Runs `main` on this thread with a [`Partner`] whose jobs run `work` on a second pool thread
+/// (rayon's), which spins between jobs until `main` returns. Without `wanted`, or on a pool of
+/// one thread, no partner is started and every job runs here.
+pub fn with_partner<J: Copy + Send, R: Send>(
+    wanted: bool,
+    work: &(dyn Fn(J) -> f64 + Sync),
+    main: impl FnOnce(&Partner<'_, J>) -> R + Send,
+) -> R {
+    let shared = Shared {
+        job: Mutex::new(None),
+        posted: AtomicU64::new(0),
+        done: AtomicU64::new(0),
+        result: AtomicU64::new(0),
+        claimed: AtomicBool::new(false),
+        stop: AtomicBool::new(false),
+    };
+    let partner = Partner {
+        work,
+        shared: &shared,
+    };
+    if !wanted || rayon::current_num_threads() < 2 {
+        // Nothing claims the partner: every job runs here.
+        shared.claimed.store(false, Ordering::Release);
+        return main(&partner);
+    }
+    rayon::in_place_scope(|s| {
+        let shared = &shared;
+        s.spawn(move |_| partner_loop(shared, work));
+        let out = main(&partner);
+        // A partner that starts from now on finds the claim taken and returns at once; one
+        // that runs is told to stop.
+        if shared.claimed.swap(true, Ordering::AcqRel) {
+            shared.stop.store(true, Ordering::Release);
+        }
+        out
+    })
+}
+
+/// The partner thread: claims the partner's place (unless the main side finished first), then
+/// runs each posted job as soon as it is posted, until told to stop.
+fn partner_loop<J: Copy + Send>(shared: &Shared<J>, work: &(dyn Fn(J) -> f64 + Sync)) {
+    if shared.claimed.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    let mut done = 0;
+    loop {
+        wait_until(|| {
+            shared.posted.load(Ordering::Acquire) > done || shared.stop.load(Ordering::Acquire)
+        });
+        if shared.posted.load(Ordering::Acquire) == done {
+            return; // stopped, nothing left to run
+        }
+        let job = shared.job.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let result = job.map_or(0.0, work);
+        shared.result.store(result.to_bits(), Ordering::Release);
+        done += 1;
+        shared.done.store(done, Ordering::Release);
+    }
+}
+
+/// Spins until `ready`, yielding the core every [`SPINS_PER_YIELD`] spins.
+fn wait_until(ready: impl Fn() -> bool) {
+    let mut spins = 0u32;
+    while !ready() {
+        spins = spins.wrapping_add(1);
+        if spins.is_multiple_of(SPINS_PER_YIELD) {
+            std::thread::yield_now();
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every job runs once, in order, with its result returned to the poster, on any number of
+    /// threads (a pool of one never starts a partner; a pool of two runs it beside the main
+    /// side).
+    #[test]
+    fn every_job_runs_once_in_order() {
+        for threads in [1, 2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let log = Mutex::new(Vec::new());
+            let work = |j: u32| {
+                log.lock().unwrap().push(j);
+                f64::from(j) * 2.0
+            };
+            let sums = pool.install(|| {
+                with_partner(true, &work, |p| {
+                    (0..200u32)
+                        .map(|j| {
+                            let (a, b) = p.run(j, || f64::from(j));
+                            a + b
+                        })
+                        .collect::<Vec<_>>()
+                })
+            });
+            assert_eq!(*log.lock().unwrap(), (0..200).collect::<Vec<_>>());
+            let want: Vec<f64> = (0..200).map(|j| 3.0 * f64::from(j)).collect();
+            assert_eq!(sums, want, "{threads} threads");
+        }
+    }
+}
