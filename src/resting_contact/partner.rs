@@ -3,23 +3,31 @@
 //! The contact step sweeps its patches in two halves that share no moving body, dozens of times
 //! per step (the Gauss–Seidel sweeps, then every shock-propagation level's sweeps), each half a
 //! few hundred microseconds or less. `rayon::join` hands the second half to whichever pool
-//! thread steals it; between contact steps the event loop runs alone for milliseconds, the other
-//! worker goes to sleep, and waking it takes longer than the first half: measured on the
-//! funnel's first 3 s (2 cores), 5 942 of 6 522 second halves ran on the same thread as the
-//! first, so the sweeps took 1.54 s on two threads against 1.49 s on one.
+//! thread steals it; between contact steps the event loop runs alone for milliseconds and the
+//! other worker goes to sleep: measured on the funnel's first 3 s (2 cores), 5 942 of 6 522
+//! second halves ran on the same thread as the first, so the sweeps took 1.54 s on two threads
+//! against 1.49 s on one.
 //!
 //! [`with_partner`] instead claims one pool thread for the whole solve: it spins, waiting for
-//! the jobs [`Partner::run`] posts, one at a time, and runs each at once. Where no second thread
-//! claims the partner's task in time (one thread, or a busy pool), `run` does the partner's job
-//! itself after its own, so the arithmetic and its order on each half are the same on any
-//! number of threads, and the result does not depend on them.
+//! the jobs [`Partner::run`] posts, one at a time, and takes each at once. A job the partner has
+//! not taken by the time the caller's own share is done, the caller takes back and runs itself
+//! (the partner may not have been scheduled, or none claimed the partner's task: one thread, a
+//! busy pool), so waiting is only ever for a job already running. Either way the arithmetic and
+//! its order on each half are the same, and the result does not depend on the thread count.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::Mutex;
 
-/// Spins of a waiting thread between yields: a waiting partner gives its core back now and
-/// then, so an oversubscribed machine (more pool threads than cores) still makes progress.
-const SPINS_PER_YIELD: u32 = 1 << 12;
+/// Spins of a waiting thread between yields. A yield lets another thread on the same core run
+/// (the partner and the caller can be placed on one core for a while): without it, a waiting
+/// thread would hold the core the other needs for a whole time slice.
+const SPINS_PER_YIELD: u32 = 64;
+
+/// The job slot's states.
+const EMPTY: u8 = 0;
+const POSTED: u8 = 1;
+const TAKEN: u8 = 2;
+const DONE: u8 = 3;
 
 /// The main side of a solve with a partner thread (see [`with_partner`]).
 pub struct Partner<'w, J> {
@@ -27,13 +35,13 @@ pub struct Partner<'w, J> {
     shared: &'w Shared<J>,
 }
 
-/// What the main thread and the partner share: the job slot, the count of jobs posted and
-/// done, the partner's last result (f64 bits), and whether a partner runs (`claimed`) or must
+/// What the main thread and the partner share: the job, its state (`EMPTY` → `POSTED` by the
+/// main thread; → `TAKEN` → `DONE` by the partner, or back to `EMPTY` by the main thread taking
+/// it back), the partner's result (f64 bits), and whether a partner runs (`claimed`) or must
 /// stop.
 struct Shared<J> {
     job: Mutex<Option<J>>,
-    posted: AtomicU64,
-    done: AtomicU64,
+    state: AtomicU8,
     result: AtomicU64,
     claimed: AtomicBool,
     stop: AtomicBool,
@@ -41,8 +49,9 @@ struct Shared<J> {
 
 impl<J: Copy + Send> Partner<'_, J> {
     /// Runs `mine` here and the partner's work on `job` on the partner thread at the same time
-    /// (or both here, `mine` first, where no partner runs); returns both results. The two must
-    /// touch disjoint data (the partner's is behind the work's own lock).
+    /// (or both here, `mine` first, where the partner does not take the job in time); returns
+    /// both results. The two must touch disjoint data (the partner's is behind the work's own
+    /// lock).
     pub fn run(&self, job: J, mine: impl FnOnce() -> f64) -> (f64, f64) {
         let shared = self.shared;
         if !shared.claimed.load(Ordering::Acquire) {
@@ -50,10 +59,21 @@ impl<J: Copy + Send> Partner<'_, J> {
             return (a, (self.work)(job));
         }
         *shared.job.lock().unwrap_or_else(|e| e.into_inner()) = Some(job);
-        let posted = shared.posted.fetch_add(1, Ordering::AcqRel) + 1;
+        shared.state.store(POSTED, Ordering::Release);
         let a = mine();
-        wait_until(|| shared.done.load(Ordering::Acquire) >= posted);
-        (a, f64::from_bits(shared.result.load(Ordering::Acquire)))
+        if shared
+            .state
+            .compare_exchange(POSTED, EMPTY, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            // Not taken: run it here.
+            shared.job.lock().unwrap_or_else(|e| e.into_inner()).take();
+            return (a, (self.work)(job));
+        }
+        wait_until(|| shared.state.load(Ordering::Acquire) == DONE);
+        let b = f64::from_bits(shared.result.load(Ordering::Acquire));
+        shared.state.store(EMPTY, Ordering::Release);
+        (a, b)
     }
 }
 
@@ -67,8 +87,7 @@ pub fn with_partner<J: Copy + Send, R: Send>(
 ) -> R {
     let shared = Shared {
         job: Mutex::new(None),
-        posted: AtomicU64::new(0),
-        done: AtomicU64::new(0),
+        state: AtomicU8::new(EMPTY),
         result: AtomicU64::new(0),
         claimed: AtomicBool::new(false),
         stop: AtomicBool::new(false),
@@ -78,10 +97,11 @@ pub fn with_partner<J: Copy + Send, R: Send>(
         shared: &shared,
     };
     if !wanted || rayon::current_num_threads() < 2 {
-        // Nothing claims the partner: every job runs here.
-        shared.claimed.store(false, Ordering::Release);
         return main(&partner);
     }
+    // In place: the caller keeps its thread and core, and the partner's task wakes a worker,
+    // which the system places on an idle core. (From `rayon::scope` entered outside the pool,
+    // the caller's work moved to a worker and the woken partner often shared its core.)
     rayon::in_place_scope(|s| {
         let shared = &shared;
         s.spawn(move |_| partner_loop(shared, work));
@@ -96,24 +116,29 @@ pub fn with_partner<J: Copy + Send, R: Send>(
 }
 
 /// The partner thread: claims the partner's place (unless the main side finished first), then
-/// runs each posted job as soon as it is posted, until told to stop.
+/// takes and runs each posted job, until told to stop.
 fn partner_loop<J: Copy + Send>(shared: &Shared<J>, work: &(dyn Fn(J) -> f64 + Sync)) {
     if shared.claimed.swap(true, Ordering::AcqRel) {
         return;
     }
-    let mut done = 0;
     loop {
         wait_until(|| {
-            shared.posted.load(Ordering::Acquire) > done || shared.stop.load(Ordering::Acquire)
+            shared.state.load(Ordering::Acquire) == POSTED || shared.stop.load(Ordering::Acquire)
         });
-        if shared.posted.load(Ordering::Acquire) == done {
-            return; // stopped, nothing left to run
+        if shared
+            .state
+            .compare_exchange(POSTED, TAKEN, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            if shared.stop.load(Ordering::Acquire) {
+                return;
+            }
+            continue; // taken back by the main thread
         }
         let job = shared.job.lock().unwrap_or_else(|e| e.into_inner()).take();
         let result = job.map_or(0.0, work);
         shared.result.store(result.to_bits(), Ordering::Release);
-        done += 1;
-        shared.done.store(done, Ordering::Release);
+        shared.state.store(DONE, Ordering::Release);
     }
 }
 
