@@ -28,6 +28,9 @@ pub struct BroadPhase {
     /// Cells each body was last entered in: a re-insert inside them adds nothing (without this
     /// a body in a microcollision train would pile duplicates into its cells every event).
     entered: Vec<Option<([i32; 3], [i32; 3])>>,
+    /// The lower cell of each body's entries (of `entered`; compact, for
+    /// [`BroadPhase::overlapping_pairs`]).
+    lower_cell: Vec<[i32; 3]>,
     /// Per-body query stamp, for de-duplicating candidates without a set.
     seen: Vec<u32>,
     stamp: u32,
@@ -61,6 +64,8 @@ impl BroadPhase {
         self.in_large.resize(boxes.len(), false);
         self.entered.clear();
         self.entered.resize(boxes.len(), None);
+        self.lower_cell.clear();
+        self.lower_cell.resize(boxes.len(), [i32::MAX; 3]);
         self.seen.clear();
         self.seen.resize(boxes.len(), 0);
         self.stamp = 0;
@@ -94,6 +99,7 @@ impl BroadPhase {
                     }
                 }
                 self.entered[id] = Some((lo, hi));
+                self.lower_cell[id] = lo;
                 for x in lo[0]..=hi[0] {
                     for y in lo[1]..=hi[1] {
                         for z in lo[2]..=hi[2] {
@@ -158,6 +164,96 @@ impl BroadPhase {
     }
 }
 
+impl BroadPhase {
+    /// Every pair `(min, max)` of bodies whose boxes (in `boxes`, each inserted once since the
+    /// last [`BroadPhase::reset`], as they are now) overlap, queried from every body `i` with
+    /// `leads(i)` and kept if `keep(i, j)`; a pair of two leading bodies is found once, from its
+    /// higher index. Computed on all cores, into `out` (cleared first) in pair order, so the
+    /// result does not depend on the thread count or the cell size.
+    ///
+    /// A query here cannot mark the bodies it has seen (that would be shared state): a pair
+    /// met in several cells is kept only in the cell that holds the lower corner of the two
+    /// boxes' overlap, which lies in both boxes' cell ranges (its coordinates are each box's
+    /// own lower corner on some axis, and no higher than either box's upper corner). Each box
+    /// must have been inserted as it is now (its cells are those it was entered in).
+    pub fn overlapping_pairs(
+        &self,
+        boxes: &[Aabb],
+        leads: impl Fn(usize) -> bool + Sync,
+        keep: impl Fn(usize, usize) -> bool + Sync,
+        out: &mut Vec<(usize, usize)>,
+    ) {
+        use rayon::prelude::*;
+        const CHUNK: usize = 128;
+        let n = boxes.len();
+        let lists: Vec<Vec<(usize, usize)>> = (0..n.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|c| {
+                let mut list = Vec::new();
+                for i in (c * CHUNK..((c + 1) * CHUNK).min(n)).filter(|&i| leads(i)) {
+                    self.pairs_from(i, boxes, &leads, &keep, &mut list);
+                }
+                list
+            })
+            .collect();
+        out.clear();
+        for list in &lists {
+            out.extend_from_slice(list);
+        }
+        out.sort_unstable();
+    }
+
+    /// The pairs that body `i` finds (see [`BroadPhase::overlapping_pairs`]), appended to `out`.
+    fn pairs_from(
+        &self,
+        i: usize,
+        boxes: &[Aabb],
+        leads: &impl Fn(usize) -> bool,
+        keep: &impl Fn(usize, usize) -> bool,
+        out: &mut Vec<(usize, usize)>,
+    ) {
+        let b = &boxes[i];
+        let mut consider = |j: usize| {
+            if j != i && boxes[j].overlaps(b) && !(j < i && leads(j)) && keep(i, j) {
+                out.push((i.min(j), i.max(j)));
+            }
+        };
+        for &j in &self.large {
+            consider(j as usize);
+        }
+        match self.cell_range(b) {
+            Some((lo, hi)) => {
+                for x in lo[0]..=hi[0] {
+                    for y in lo[1]..=hi[1] {
+                        for z in lo[2]..=hi[2] {
+                            let Some(v) = self.cells.get(&(x, y, z)) else {
+                                continue;
+                            };
+                            for &j in v {
+                                // The overlap's lower corner's cell, from the two boxes' lower
+                                // cells (the floor is monotonic): the greater on each axis.
+                                let jlo = self.lower_cell[j as usize];
+                                let corner =
+                                    [lo[0].max(jlo[0]), lo[1].max(jlo[1]), lo[2].max(jlo[2])];
+                                if corner == [x, y, z] {
+                                    consider(j as usize);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            // A query box too large for the grid: every box not in the large list (those were
+            // considered above).
+            None => {
+                for j in (0..boxes.len()).filter(|&j| !self.in_large[j]) {
+                    consider(j);
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,6 +286,24 @@ mod tests {
         for (i, b) in boxes.iter().enumerate() {
             bp.insert(i, b);
         }
+        // All pairs at once, on all cores, against all pairs by brute force; every second body
+        // leads (a pair of two followers is not wanted), and one pair in three is dropped by
+        // `keep`.
+        let leads = |i: usize| i.is_multiple_of(2);
+        let keep = |i: usize, j: usize| !(i + 2 * j).is_multiple_of(3);
+        let mut pairs = Vec::new();
+        bp.overlapping_pairs(&boxes, leads, keep, &mut pairs);
+        let mut want = Vec::new();
+        for i in (0..boxes.len()).filter(|&i| leads(i)) {
+            for j in 0..boxes.len() {
+                let once = !(j < i && leads(j));
+                if j != i && once && boxes[j].overlaps(&boxes[i]) && keep(i, j) {
+                    want.push((i.min(j), i.max(j)));
+                }
+            }
+        }
+        want.sort_unstable();
+        assert_eq!(pairs, want);
         let mut out = Vec::new();
         for i in 0..boxes.len() {
             bp.query(i, &boxes[i], &boxes, &mut out);

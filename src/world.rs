@@ -489,6 +489,11 @@ enum FirstBound {
     None,
 }
 
+/// A pair needs bounds if one of its bodies moves and one can be pushed or woken.
+fn pair_matters(a: &Body, b: &Body) -> bool {
+    (a.moves() || b.moves()) && (a.is_dynamic() || b.is_dynamic())
+}
+
 /// The bound [`World::push_bound`] pushes for bodies `a`, `b` (both at the same time), computed
 /// without touching the world, so that a step's many first bounds can be computed on all cores:
 /// along `axis` (the pair's last separating axis) if there is one, both are convex and their
@@ -1078,7 +1083,7 @@ impl World {
             self.boxes.push(Aabb { min, max }.grown(margin));
         }
         let mut pairs = std::mem::take(&mut self.step_pairs);
-        self.pairs_of_boxes(Body::is_awake_dynamic, |_, _, _| true, &mut pairs);
+        self.pairs_of_boxes(Body::is_awake_dynamic, |_, _| true, &mut pairs);
         // The proximity queries are independent: run them on all cores, each chunk into its
         // own flat list, and read the results back in pair order (so the step is the same on
         // any number of threads).
@@ -1802,8 +1807,7 @@ impl World {
 
     /// A pair needs bounds if one of its bodies moves and one can be pushed or woken.
     fn pair_matters(&self, i: usize, j: usize) -> bool {
-        let (a, b) = (&self.bodies[i], &self.bodies[j]);
-        (a.moves() || b.moves()) && (a.is_dynamic() || b.is_dynamic())
+        pair_matters(&self.bodies[i], &self.bodies[j])
     }
 
     /// Puts to sleep, at the end of a frame, every awake dynamic body that has stayed within
@@ -1943,46 +1947,33 @@ impl World {
             self.boxes.push(b);
         }
         let mut pairs = Vec::new();
-        self.pairs_of_boxes(Body::moves, World::pair_matters, &mut pairs);
+        self.pairs_of_boxes(Body::moves, pair_matters, &mut pairs);
         pairs
     }
 
-    /// The pairs `(min, max)` whose boxes in `self.boxes` overlap, into `out` (cleared first):
-    /// the grid is rebuilt from the boxes, queried from every body that `leads`, and a pair is
-    /// kept if `keep` says so. A pair of two leading bodies is found once, from its higher index.
+    /// The pairs `(min, max)` whose boxes in `self.boxes` overlap, into `out` (cleared first)
+    /// in pair order: the grid is rebuilt from the boxes, queried from every body that `leads`
+    /// on all cores ([`BroadPhase::overlapping_pairs`]), and a pair is kept if `keep` says so.
+    /// In pair order, not the grid's: what follows (the contact step's Gauss–Seidel order, the
+    /// seeding) then depends neither on the cell size nor on the thread count.
     fn pairs_of_boxes(
         &mut self,
         leads: fn(&Body) -> bool,
-        keep: impl Fn(&World, usize, usize) -> bool,
+        keep: fn(&Body, &Body) -> bool,
         out: &mut Vec<(usize, usize)>,
     ) {
-        out.clear();
         let n = self.bodies.len();
         let bodies = &self.bodies;
         self.broad.reset(&self.boxes, |i| bodies[i].moves());
         for i in 0..n {
             self.broad.insert(i, &self.boxes[i]);
         }
-        let mut cand = std::mem::take(&mut self.candidates);
-        for i in 0..n {
-            if !leads(&self.bodies[i]) {
-                continue;
-            }
-            self.broad.query(i, &self.boxes[i], &self.boxes, &mut cand);
-            for &j in &cand {
-                let j = j as usize;
-                if leads(&self.bodies[j]) && j < i {
-                    continue; // found from j's side
-                }
-                if keep(self, i, j) {
-                    out.push((i.min(j), i.max(j)));
-                }
-            }
-        }
-        // In pair order, not the grid's: what follows (the contact step's Gauss–Seidel order,
-        // the seeding) then does not depend on the cell size.
-        out.sort_unstable();
-        self.candidates = cand;
+        self.broad.overlapping_pairs(
+            &self.boxes,
+            |i| leads(&bodies[i]),
+            |i, j| keep(&bodies[i], &bodies[j]),
+            out,
+        );
     }
 
     /// True proximity of a pair at the bodies' current states; fills `self.points`.
