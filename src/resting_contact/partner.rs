@@ -28,6 +28,8 @@ const EMPTY: u8 = 0;
 const POSTED: u8 = 1;
 const TAKEN: u8 = 2;
 const DONE: u8 = 3;
+/// The partner's job panicked (a bug): the main thread must not wait for it.
+const FAILED: u8 = 4;
 
 /// The main side of a solve with a partner thread (see [`with_partner`]).
 pub struct Partner<'w, J> {
@@ -70,7 +72,11 @@ impl<J: Copy + Send> Partner<'_, J> {
             shared.job.lock().unwrap_or_else(|e| e.into_inner()).take();
             return (a, (self.work)(job));
         }
-        wait_until(|| shared.state.load(Ordering::Acquire) == DONE);
+        wait_until(|| shared.state.load(Ordering::Acquire) >= DONE);
+        if shared.state.load(Ordering::Acquire) == FAILED {
+            // The partner's panic is re-raised by the scope; stop here rather than wait.
+            panic!("the contact step's partner thread panicked");
+        }
         let b = f64::from_bits(shared.result.load(Ordering::Acquire));
         shared.state.store(EMPTY, Ordering::Release);
         (a, b)
@@ -105,14 +111,23 @@ pub fn with_partner<J: Copy + Send, R: Send>(
     rayon::in_place_scope(|s| {
         let shared = &shared;
         s.spawn(move |_| partner_loop(shared, work));
-        let out = main(&partner);
-        // A partner that starts from now on finds the claim taken and returns at once; one
-        // that runs is told to stop.
-        if shared.claimed.swap(true, Ordering::AcqRel) {
-            shared.stop.store(true, Ordering::Release);
-        }
-        out
+        // Dismissed when `main` returns or unwinds (a scope waits for its tasks, so a partner
+        // left spinning would hang a panicking caller).
+        let _dismiss = Dismiss(shared);
+        main(&partner)
     })
+}
+
+/// Ends the partner's part when dropped: a partner that starts from then on finds the claim
+/// taken and returns at once; one that runs is told to stop.
+struct Dismiss<'s, J>(&'s Shared<J>);
+
+impl<J> Drop for Dismiss<'_, J> {
+    fn drop(&mut self) {
+        if self.0.claimed.swap(true, Ordering::AcqRel) {
+            self.0.stop.store(true, Ordering::Release);
+        }
+    }
 }
 
 /// The partner thread: claims the partner's place (unless the main side finished first), then
@@ -136,9 +151,18 @@ fn partner_loop<J: Copy + Send>(shared: &Shared<J>, work: &(dyn Fn(J) -> f64 + S
             continue; // taken back by the main thread
         }
         let job = shared.job.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let result = job.map_or(0.0, work);
-        shared.result.store(result.to_bits(), Ordering::Release);
-        shared.state.store(DONE, Ordering::Release);
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.map_or(0.0, work)));
+        match run {
+            Ok(result) => {
+                shared.result.store(result.to_bits(), Ordering::Release);
+                shared.state.store(DONE, Ordering::Release);
+            }
+            Err(panic) => {
+                // Tell the waiting main thread, then let the scope carry the panic.
+                shared.state.store(FAILED, Ordering::Release);
+                std::panic::resume_unwind(panic);
+            }
+        }
     }
 }
 
@@ -187,6 +211,34 @@ mod tests {
             assert_eq!(*log.lock().unwrap(), (0..200).collect::<Vec<_>>());
             let want: Vec<f64> = (0..200).map(|j| 3.0 * f64::from(j)).collect();
             assert_eq!(sums, want, "{threads} threads");
+        }
+    }
+
+    /// A job that panics fails the caller instead of leaving it waiting for ever, whether the
+    /// partner ran it (the caller's share is slow, so the partner takes the jobs) or the caller
+    /// took it back (its share is instant).
+    #[test]
+    fn a_panicking_job_fails_the_caller() {
+        for (threads, share) in [(1, 0), (2, 0), (2, 200_000)] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let work = |j: u32| {
+                assert!(j < 50, "job {j}");
+                0.0
+            };
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                pool.install(|| {
+                    with_partner(true, &work, |p| {
+                        for j in 0..100u32 {
+                            let mine = || (0..share).map(f64::from).sum::<f64>();
+                            std::hint::black_box(p.run(j, || std::hint::black_box(mine())));
+                        }
+                    })
+                })
+            }));
+            assert!(outcome.is_err(), "{threads} threads: the panic was lost");
         }
     }
 }
