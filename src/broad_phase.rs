@@ -127,8 +127,9 @@ impl BroadPhase {
             self.stamp = 1;
         }
         let stamp = self.stamp;
-        self.seen[me] = stamp;
-        let mut consider = |j: u32, seen: &mut Vec<u32>| {
+        let mut seen = std::mem::take(&mut self.seen);
+        seen[me] = stamp;
+        self.for_each_entry(b, boxes.len(), |_, j| {
             let ju = j as usize;
             if seen[ju] != stamp {
                 seen[ju] = stamp;
@@ -136,9 +137,17 @@ impl BroadPhase {
                     out.push(j);
                 }
             }
-        };
+        });
+        self.seen = seen;
+    }
+
+    /// Calls `f(cell, j)` for every entry a query with box `b` looks at: each body of the
+    /// large list (no cell), each entry of the cells `b` covers (with its cell), or, for a box
+    /// too large for the grid (rare: a huge moving body), each of the `n` bodies not in the
+    /// large list (no cell). A body entered in several of the cells comes once per cell.
+    fn for_each_entry(&self, b: &Aabb, n: usize, mut f: impl FnMut(Option<[i32; 3]>, u32)) {
         for &j in &self.large {
-            consider(j, &mut self.seen);
+            f(None, j);
         }
         match self.cell_range(b) {
             Some((lo, hi)) => {
@@ -147,24 +156,21 @@ impl BroadPhase {
                         for z in lo[2]..=hi[2] {
                             if let Some(v) = self.cells.get(&(x, y, z)) {
                                 for &j in v {
-                                    consider(j, &mut self.seen);
+                                    f(Some([x, y, z]), j);
                                 }
                             }
                         }
                     }
                 }
             }
-            // A query box too large for the grid: scan every box (rare: a huge moving body).
             None => {
-                for j in 0..boxes.len() as u32 {
-                    consider(j, &mut self.seen);
+                for j in (0..n).filter(|&j| !self.in_large[j]) {
+                    f(None, j as u32);
                 }
             }
         }
     }
-}
 
-impl BroadPhase {
     /// Every pair `(min, max)` of bodies whose boxes (in `boxes`, each inserted once since the
     /// last [`BroadPhase::reset`], as they are now) overlap, queried from every body `i` with
     /// `leads(i)` and kept if `keep(i, j)`; a pair of two leading bodies is found once, from its
@@ -213,44 +219,22 @@ impl BroadPhase {
         out: &mut Vec<(usize, usize)>,
     ) {
         let b = &boxes[i];
-        let mut consider = |j: usize| {
+        // Body i's own lower cell (an entry comes with a cell only when i's box is in the grid).
+        let lo = self.lower_cell[i];
+        self.for_each_entry(b, boxes.len(), |cell, j| {
+            let j = j as usize;
+            if let Some(cell) = cell {
+                // Only in the cell of the overlap's lower corner: from the two boxes' lower
+                // cells (the floor is monotonic), the greater on each axis.
+                let jlo = self.lower_cell[j];
+                if [lo[0].max(jlo[0]), lo[1].max(jlo[1]), lo[2].max(jlo[2])] != cell {
+                    return;
+                }
+            }
             if j != i && boxes[j].overlaps(b) && !(j < i && leads(j)) && keep(i, j) {
                 out.push((i.min(j), i.max(j)));
             }
-        };
-        for &j in &self.large {
-            consider(j as usize);
-        }
-        match self.cell_range(b) {
-            Some((lo, hi)) => {
-                for x in lo[0]..=hi[0] {
-                    for y in lo[1]..=hi[1] {
-                        for z in lo[2]..=hi[2] {
-                            let Some(v) = self.cells.get(&(x, y, z)) else {
-                                continue;
-                            };
-                            for &j in v {
-                                // The overlap's lower corner's cell, from the two boxes' lower
-                                // cells (the floor is monotonic): the greater on each axis.
-                                let jlo = self.lower_cell[j as usize];
-                                let corner =
-                                    [lo[0].max(jlo[0]), lo[1].max(jlo[1]), lo[2].max(jlo[2])];
-                                if corner == [x, y, z] {
-                                    consider(j as usize);
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            // A query box too large for the grid: every box not in the large list (those were
-            // considered above).
-            None => {
-                for j in (0..boxes.len()).filter(|&j| !self.in_large[j]) {
-                    consider(j);
-                }
-            }
-        }
+        });
     }
 }
 

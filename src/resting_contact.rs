@@ -37,14 +37,14 @@
 //! a fast spin) is caught by the ordinary event machinery before it penetrates, and collisions
 //! faster than the resting threshold are never taken from it.
 
-use crate::body::Body;
-use std::sync::Mutex;
-
 mod partner;
+
+use crate::body::Body;
 use crate::collision_impulse::collision_matrix;
 use crate::narrow_phase::ContactPoint;
 use glam::{DMat3, DVec3};
 use partner::with_partner;
+use std::sync::Mutex;
 
 /// One resting contact point between bodies `a` and `b` at the start of a contact step.
 #[derive(Clone, Copy, Debug)]
