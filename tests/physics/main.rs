@@ -3,6 +3,7 @@
 mod common;
 
 mod closed_box;
+mod clusters;
 mod collisions;
 mod free_fall;
 mod islands;
