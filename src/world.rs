@@ -346,11 +346,12 @@ pub struct World {
     /// Velocities of the bodies of a local re-solve before it (to see which changed).
     velocities_before: Vec<(usize, DVec3, DVec3)>,
     /// Reusable buffers of a cluster of local re-solves ([`World::resolve_held`]): the next
-    /// round's seed pairs with their try numbers, every body the cluster moved, and the held
-    /// pairs at a round's boundary.
+    /// round's seed pairs with their try numbers, every body the cluster moved, the held pairs
+    /// at a round's boundary, and the round's ring in pair order.
     cluster_seeds: Vec<(usize, usize, u32)>,
     cluster_moved: Vec<usize>,
     cluster_candidates: Vec<(usize, usize)>,
+    cluster_ring: Vec<(usize, usize)>,
     /// Reusable list of the bodies [`World::rebound_after_change`] re-bounds.
     changed_bodies: Vec<usize>,
     /// Mid-step re-solves per held pair (this step).
@@ -1626,19 +1627,25 @@ impl World {
     ) {
         let eps = self.epsilon;
         let margin = RESTING_MARGIN * eps;
+        // The moved bodies' held pairs, each once, in pair order, less the ring's (sorted and
+        // searched: a ring has up to `MAX_LOCAL_PAIRS` pairs, and a linear search per candidate
+        // was most of this function's cost).
         let mut candidates = std::mem::take(&mut self.cluster_candidates);
         candidates.clear();
         for &i in moved {
-            if !self.bodies[i].is_awake_dynamic() {
-                continue;
-            }
-            for &(x, y) in &self.held_by_body[i] {
-                let pair = (x as usize, y as usize);
-                if !ring.contains(&pair) && !candidates.contains(&pair) {
-                    candidates.push(pair);
-                }
+            if self.bodies[i].is_awake_dynamic() {
+                let held = self.held_by_body[i].iter();
+                candidates.extend(held.map(|&(x, y)| (x as usize, y as usize)));
             }
         }
+        candidates.sort_unstable();
+        candidates.dedup();
+        let mut solved = std::mem::take(&mut self.cluster_ring);
+        solved.clear();
+        solved.extend_from_slice(ring);
+        solved.sort_unstable();
+        candidates.retain(|pair| solved.binary_search(pair).is_err());
+        self.cluster_ring = solved;
         seeds.clear();
         for &(x, y) in &candidates {
             if self.bodies[x].asleep || self.bodies[y].asleep {
