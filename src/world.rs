@@ -1311,6 +1311,33 @@ impl World {
         }
     }
 
+    /// Whether a contact point of pair (a, b) in `self.points` within `band` approaches at
+    /// `resting_speed` or faster: a collision, not a resting contact.
+    fn fast_point(&self, a: usize, b: usize, band: f64, resting_speed: f64) -> bool {
+        self.points
+            .iter()
+            .filter(|p| p.separation <= band)
+            .any(|p| -self.normal_speed(a, b, p) >= resting_speed)
+    }
+
+    /// Whether held pair (a, b), whose contacts are in `self.points`, needs a local re-solve
+    /// with `settings`: a point within the resting margin whose own step-mean motion would
+    /// end the step short of half the held band. Hysteresis: the re-solve aims at the full
+    /// target, so a pair just re-solved is not caught again by the next small change of its
+    /// closest features. A pair whose motion keeps it apart is bounded like any other pair
+    /// (this also ends any chain of re-solves).
+    fn needs_resolve(&self, a: usize, b: usize, friction: f64, settings: &StepSettings) -> bool {
+        let eps = self.epsilon;
+        self.points
+            .iter()
+            .filter(|p| p.separation <= RESTING_MARGIN * eps)
+            .any(|p| {
+                let c = RestingContact::at(a, b, p, friction);
+                crate::resting_contact::predicted_separation(&self.bodies, &c, settings)
+                    < 0.5 * HELD_BAND * eps
+            })
+    }
+
     /// The settings of a local re-solve of held pairs ([`Self::resolve_held`]): looser than a
     /// contact step's, and restoring the whole shortfall over the step; a ring whose sweeps
     /// stall short of the tolerance is left as it is (measured on funnel's first 3 s: 31 % of
@@ -1366,12 +1393,7 @@ impl World {
             .materials
             .pair(self.bodies[a].material, self.bodies[b].material);
         let resting_speed = self.resting_speed(material.restitution, h);
-        let fast = self
-            .points
-            .iter()
-            .filter(|p| p.separation <= band)
-            .any(|p| -self.normal_speed(a, b, p) >= resting_speed);
-        if fast {
+        if self.fast_point(a, b, band, resting_speed) {
             let any = self.resolve_contacts(a, b, band);
             if any {
                 self.rebound_after_collision(a, b, t);
@@ -1386,20 +1408,7 @@ impl World {
         let settings = self.resolve_settings();
         // Nothing to do if the pair's own step-mean motion keeps it apart: it is then bounded
         // like any other pair (this also ends any chain of re-solves).
-        let friction = material.friction;
-        let needs = self
-            .points
-            .iter()
-            .filter(|p| p.separation <= RESTING_MARGIN * eps)
-            .any(|p| {
-                let c = RestingContact::at(a, b, p, friction);
-                // Hysteresis: re-solve only a pair that would end a step within half the held
-                // band; the re-solve aims at the full target, so a pair just re-solved is not
-                // caught again by the next small change of its closest features.
-                crate::resting_contact::predicted_separation(&self.bodies, &c, &settings)
-                    < 0.5 * HELD_BAND * eps
-            });
-        if !needs {
+        if !self.needs_resolve(a, b, material.friction, &settings) {
             return false;
         }
         // A pile the local solve cannot settle (it would be solved again at once, forever) gets
@@ -1701,24 +1710,9 @@ impl World {
                 continue;
             }
             let resting_speed = self.resting_speed(material.restitution, settings.h);
-            let fast = self
-                .points
-                .iter()
-                .filter(|p| p.separation <= band)
-                .any(|p| -self.normal_speed(x, y, p) >= resting_speed);
-            if fast {
-                continue;
-            }
-            let needs = self
-                .points
-                .iter()
-                .filter(|p| p.separation <= margin)
-                .any(|p| {
-                    let c = RestingContact::at(x, y, p, material.friction);
-                    crate::resting_contact::predicted_separation(&self.bodies, &c, settings)
-                        < 0.5 * HELD_BAND * eps
-                });
-            if !needs {
+            if self.fast_point(x, y, band, resting_speed)
+                || !self.needs_resolve(x, y, material.friction, settings)
+            {
                 continue;
             }
             let tries = self.resolves.entry((x as u32, y as u32)).or_insert(0);
