@@ -101,7 +101,7 @@ const ZENO_GAP: f64 = 1e-3;
 /// Most held pairs in one local re-solve ([`World::resolve_held`]).
 const MAX_LOCAL_PAIRS: usize = 256;
 
-/// Most rounds of local re-solves in one cluster ([`World::resolve_held`]); a cascade longer
+/// Most rounds of local re-solves in one cluster ([`World::resolve_cluster`]); a cascade longer
 /// than that goes on through the event loop, as every cascade did before clusters.
 const MAX_CLUSTER_ROUNDS: usize = 16;
 
@@ -160,8 +160,10 @@ pub struct Counts {
     pub contact_iterations: u64,
     /// Held pairs re-solved mid-step because they came within the held band after all.
     pub held_resolutions: u64,
-    /// Of those, the re-solves done inside a cluster, after the first (held pairs the ring
-    /// before pushed short of their target at the same instant; see `World::resolve_held`).
+    /// Of those, the re-solves done inside a cluster that the event loop would otherwise have
+    /// done one by one: a re-solve's cluster's rounds after its first, and every round of a
+    /// collision's cluster (held pairs pushed short of their target at the same instant; see
+    /// `World::resolve_cluster`).
     pub cluster_resolutions: u64,
     /// Broad-phase pairs at a step start that kept a bound from an earlier step (both bodies
     /// unchanged since) instead of being bounded afresh.
@@ -1324,8 +1326,7 @@ impl World {
     /// with `settings`: a point within the resting margin whose own step-mean motion would
     /// end the step short of half the held band. Hysteresis: the re-solve aims at the full
     /// target, so a pair just re-solved is not caught again by the next small change of its
-    /// closest features. A pair whose motion keeps it apart is bounded like any other pair
-    /// (this also ends any chain of re-solves).
+    /// closest features.
     fn needs_resolve(&self, a: usize, b: usize, friction: f64, settings: &StepSettings) -> bool {
         let eps = self.epsilon;
         self.points
@@ -1483,13 +1484,11 @@ impl World {
             if seeds.is_empty() {
                 break;
             }
-            let count = self.solve_rings(&seeds, t, settings);
-            if count == 0 {
+            let from = moved.len();
+            if self.solve_rings(&seeds, t, settings, moved) == 0 {
                 break;
             }
             rounds += 1;
-            let from = moved.len();
-            moved.extend_from_slice(&self.woken[..count]);
             if round + 1 == MAX_CLUSTER_ROUNDS {
                 break;
             }
@@ -1507,13 +1506,14 @@ impl World {
     /// and on each further try of that seed one ring more (a wedge the first ring cannot settle
     /// pushes into the next). Only moving bodies pass an impulse on: the rings stop at fixed and
     /// sleeping bodies, which may hold hundreds of pairs that the solve cannot change. Leaves
-    /// the solved pairs in `local_pairs` and the bodies whose velocity changed, ascending, at
-    /// the front of `woken`; returns how many there are. Re-bounds nothing.
+    /// the solved pairs in `local_pairs`, appends the bodies whose velocity changed to `moved`
+    /// and returns how many there are. Re-bounds nothing.
     fn solve_rings(
         &mut self,
         seeds: &[(usize, usize, u32)],
         t: f64,
         settings: &StepSettings,
+        moved: &mut Vec<usize>,
     ) -> usize {
         let eps = self.epsilon;
         let mut pairs = std::mem::take(&mut self.local_pairs);
@@ -1586,8 +1586,6 @@ impl World {
                 contacts.push(RestingContact::at(x, y, p, friction));
             }
         }
-        let mut moved = std::mem::take(&mut self.woken);
-        moved.clear();
         let mut before = std::mem::take(&mut self.velocities_before);
         before.clear();
         // Each body once, in order of first appearance, marked by this solve's stamp.
@@ -1618,18 +1616,17 @@ impl World {
             self.note_support(x, y, n);
         }
         self.pushed = pushed;
+        let from = moved.len();
         for &(i, v, w) in &before {
             let body = &self.bodies[i];
             if body.velocity != v || body.angular_velocity != w {
                 moved.push(i);
             }
         }
-        moved.sort_unstable();
-        if !moved.is_empty() {
+        let count = moved.len() - from;
+        if count > 0 {
             self.counts.held_resolutions += 1;
         }
-        let count = moved.len();
-        self.woken = moved;
         self.velocities_before = before;
         self.local_pairs = pairs;
         self.local_contacts = contacts;
@@ -1638,7 +1635,7 @@ impl World {
 
     /// The held pairs a local re-solve at `t` pushed, which the event loop would re-solve at
     /// this same instant, as the next seeds of the cluster (in `seeds`, replacing them): pairs
-    /// of an awake body of `moved` (ascending) outside the `ring` just solved, both bodies
+    /// of an awake body of `moved` outside the `ring` just solved, both bodies
     /// awake or fixed, that are inside their band, have no point approaching as fast as a
     /// collision (left to the event loop's collision rule), and would end the step short of
     /// half the held band ([`resting_contact::predicted_separation`], as in
