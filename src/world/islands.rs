@@ -189,6 +189,10 @@ impl World {
             }
             w.later_bounds.clear();
             w.resolves.clear();
+            // The contact step's length adapts frame by frame (`World::adapt_step_length`) and
+            // sets the local re-solves' h: the pooled world must use this step's, not the one
+            // it was made with.
+            w.contact_step = self.contact_step;
             w.counts = Counts::default();
             w.max_penetration = 0.0;
             w.escaped = false;

@@ -94,3 +94,17 @@ fn void_island_runs_are_undone_exactly() {
     let split = assert_same_as_one_loop(&microcollision_sites(), 0.8, 0.0);
     assert!(split.parallel_escapes > 0, "{split:?}");
 }
+
+/// The contact step lengthens over a quiet stretch (`contact_step_max` 8× the shortest) while
+/// the stacks still settle, so island runs re-solve held pairs after the length changed: the
+/// pooled island worlds must re-solve with the present length, not the one they were made
+/// with (they did not, and funnel.toml's results depended on the number of threads).
+#[test]
+fn island_runs_follow_the_adapted_contact_step() {
+    let mut sc = scene(G, 0.5, 0.3, sites(8, 3));
+    sc.world.contact_step_max = Some(8.0 * sc.world.contact_step);
+    let split = assert_same_as_one_loop(&sc, 1.2, 1.0);
+    assert!(split.parallel_loops > 0, "{split:?}");
+    assert!(split.long_contact_steps > 0, "{split:?}");
+    assert!(split.held_resolutions > 0, "{split:?}");
+}
