@@ -237,6 +237,15 @@ struct Row {
     drift: f64,
     /// n·K·n: the row's inverse effective mass.
     k_nn: f64,
+    /// 1 / n·K·n, the row's effective mass: each update multiplies by it instead of
+    /// dividing by `k_nn` (a division sat on the sweep's dependency chain from one row to the
+    /// next, and was its hottest instruction).
+    inv_k_nn: f64,
+    /// The effective masses of the row with only a, or only b, taking impulses (the
+    /// shock-propagation pass's one-sided rows): 1 / (1/m_a + (r_a×n)·I_a⁻¹(r_a×n)), and the
+    /// same for b; 0 where that body does not yield.
+    inv_k_a: f64,
+    inv_k_b: f64,
     /// Velocity change of a per unit normal impulse: linear `n/m_a`, angular `I_a⁻¹(r_a × n)`
     /// (and of b, with the opposite sign): the impulse is applied without re-forming the
     /// world inertia at every Gauss–Seidel update.
@@ -535,13 +544,14 @@ fn sweep_patches(part: &mut Part<'_, impl Slots>, still: &[Vel], h: f64, order: 
             let row = &mut rows[first + order.index(k, patch.count)];
             let n = row.normal;
             let un = n.dot(va.v + va.w.cross(row.ra) - vb.v - vb.w.cross(row.rb)) + row.drift;
-            let pn = (row.impulse + (row.bias - un) / row.k_nn).max(0.0);
+            let pn = (row.impulse + (row.bias - un) * row.inv_k_nn).max(0.0);
             let dp = pn - row.impulse;
             total += pn;
             if dp == 0.0 {
                 continue;
             }
-            residual = residual.max((row.k_nn * dp).abs() * h);
+            let r = row.k_nn * dp * h;
+            residual = residual.max(r * r);
             row.apply_to(&mut va, &mut vb, a_moves, b_moves, dp);
             row.impulse = pn;
         }
@@ -560,14 +570,16 @@ fn sweep_patches(part: &mut Part<'_, impl Slots>, still: &[Vel], h: f64, order: 
             slots.set(sb, vb);
         }
     }
-    residual
+    // Kept squared over the sweep (one square root here, not one per patch).
+    residual.sqrt()
 }
 
 /// The friction rows of one patch, after its normal rows summed to `total`: the tangential
 /// impulse at the centroid inside the Coulomb disk `μ·total` (eq. 5–6), then the twisting
 /// impulse about the normal inside `μ·ρ·total`, each applied to the bodies that `moves`, with
 /// the tangent-plane inverse `k_tt_inv` and twisting inverse `twist_inv` of those bodies.
-/// Returns the largest change of a predicted end position over a step of `h`.
+/// Returns the square of the largest change of a predicted end position over a step of `h`
+/// (squared: no square root for a residual that is only compared).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn friction_rows(
@@ -587,14 +599,16 @@ fn friction_rows(
     let ut = u - u.dot(n) * n;
     let mut pt = patch.tangential - k_tt_inv * ut;
     pt -= pt.dot(n) * n;
+    // Compared squared: the square root is only taken where the impulse is clamped (a
+    // sliding patch), not for every sticking one.
     let limit = patch.friction * total;
-    let len = pt.length();
-    if len > limit {
-        pt *= limit / len;
+    let len_sq = pt.length_squared();
+    if len_sq > limit * limit {
+        pt *= limit / len_sq.sqrt();
     }
     let dpt = pt - patch.tangential;
     if dpt != DVec3::ZERO {
-        residual = residual.max((patch.k * dpt).length() * h);
+        residual = residual.max((patch.k * dpt).length_squared() * (h * h));
         patch.apply_to(va, vb, a_moves, b_moves, dpt, 0.0);
         patch.tangential = pt;
     }
@@ -604,7 +618,8 @@ fn friction_rows(
         let tw = (patch.twist - twist_inv * spin).clamp(-limit, limit);
         let dtw = tw - patch.twist;
         if dtw != 0.0 {
-            residual = residual.max((dtw / twist_inv).abs() * patch.radius * h);
+            let r = dtw / twist_inv * patch.radius * h;
+            residual = residual.max(r * r);
             patch.apply_to(va, vb, a_moves, b_moves, DVec3::ZERO, dtw);
             patch.twist = tw;
         }
@@ -635,22 +650,19 @@ fn solve_patch_one_sided(
     for k in 0..patch.count {
         let row = &mut rows[first + order.index(k, patch.count)];
         let n = row.normal;
-        // Normal velocity change per unit impulse from each free body (Δu_n = n·(Δv + Δω×r)).
-        let k_nn = if a_free {
-            n.dot(row.lin_a + row.ang_a.cross(row.ra))
-        } else {
-            0.0
-        } + if b_free {
-            n.dot(row.lin_b + row.ang_b.cross(row.rb))
-        } else {
-            0.0
+        // The effective mass of the free bodies alone.
+        let inv_k = match free {
+            [true, true] => row.inv_k_nn,
+            [true, false] => row.inv_k_a,
+            [false, true] => row.inv_k_b,
+            [false, false] => 0.0,
         };
         total += row.impulse;
-        if k_nn <= 1e-300 {
+        if inv_k == 0.0 {
             continue;
         }
         let un = n.dot(va.v + va.w.cross(row.ra) - vb.v - vb.w.cross(row.rb)) + row.drift;
-        let pn = (row.impulse + (row.bias - un) / k_nn).max(0.0);
+        let pn = (row.impulse + (row.bias - un) * inv_k).max(0.0);
         let dp = pn - row.impulse;
         total += dp;
         if dp != 0.0 {
@@ -1274,13 +1286,13 @@ impl Solver {
             let n = c.normal;
             let (ang_a, ang_b) = (inv_inertia_a * ra.cross(n), inv_inertia_b * rb.cross(n));
             // n·K·n without forming K: 1/m_a + (r_a×n)·I_a⁻¹(r_a×n), and the same for b.
-            let k_nn = ba.effective_inv_mass()
-                + ra.cross(n).dot(ang_a)
-                + bb.effective_inv_mass()
-                + rb.cross(n).dot(ang_b);
+            let k_a = ba.effective_inv_mass() + ra.cross(n).dot(ang_a);
+            let k_b = bb.effective_inv_mass() + rb.cross(n).dot(ang_b);
+            let k_nn = k_a + k_b;
             if k_nn.is_nan() || k_nn <= 1e-300 {
                 continue; // neither body yields
             }
+            let inverse = |k: f64| if k > 1e-300 { 1.0 / k } else { 0.0 };
             let acc = relative_acceleration(ba, bb, ra, rb, n, settings.gravity);
             self.rows.push(Row {
                 ra,
@@ -1289,6 +1301,9 @@ impl Solver {
                 bias: bias(c.separation, settings.target, settings.push_out, h),
                 drift: 0.5 * h * acc.dot(n),
                 k_nn,
+                inv_k_nn: 1.0 / k_nn,
+                inv_k_a: inverse(k_a),
+                inv_k_b: inverse(k_b),
                 lin_a: n * ba.effective_inv_mass(),
                 ang_a,
                 lin_b: n * bb.effective_inv_mass(),
