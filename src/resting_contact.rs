@@ -527,7 +527,7 @@ enum Job {
 /// `order` (see [`RowOrder`]). Returns the largest change of a predicted end position.
 fn sweep_patches(part: &mut Part<'_, impl Slots>, still: &[Vel], h: f64, order: RowOrder) -> f64 {
     let (rows, row_base, slots) = (&mut *part.rows, part.row_base, &mut part.slots);
-    let mut residual: f64 = 0.0;
+    let mut residual_sq: f64 = 0.0;
     for patch in part.patches.iter_mut() {
         let (sa, sb) = (patch.sa, patch.sb);
         // The two bodies' velocities stay in locals for the whole patch and are stored once at
@@ -551,7 +551,7 @@ fn sweep_patches(part: &mut Part<'_, impl Slots>, still: &[Vel], h: f64, order: 
                 continue;
             }
             let r = row.k_nn * dp * h;
-            residual = residual.max(r * r);
+            residual_sq = residual_sq.max(r * r);
             row.apply_to(&mut va, &mut vb, a_moves, b_moves, dp);
             row.impulse = pn;
         }
@@ -561,7 +561,7 @@ fn sweep_patches(part: &mut Part<'_, impl Slots>, still: &[Vel], h: f64, order: 
             let r = friction_rows(
                 patch, &mut va, &mut vb, moves, total, k_tt_inv, twist_inv, h,
             );
-            residual = residual.max(r);
+            residual_sq = residual_sq.max(r);
         }
         if a_moves {
             slots.set(sa, va);
@@ -571,7 +571,7 @@ fn sweep_patches(part: &mut Part<'_, impl Slots>, still: &[Vel], h: f64, order: 
         }
     }
     // Kept squared over the sweep (one square root here, not one per patch).
-    residual.sqrt()
+    residual_sq.sqrt()
 }
 
 /// The friction rows of one patch, after its normal rows summed to `total`: the tangential
@@ -593,7 +593,7 @@ fn friction_rows(
     h: f64,
 ) -> f64 {
     let [a_moves, b_moves] = moves;
-    let mut residual: f64 = 0.0;
+    let mut residual_sq: f64 = 0.0;
     let n = patch.normal;
     let u = va.v + va.w.cross(patch.ra) - vb.v - vb.w.cross(patch.rb) + patch.drift;
     let ut = u - u.dot(n) * n;
@@ -608,7 +608,7 @@ fn friction_rows(
     }
     let dpt = pt - patch.tangential;
     if dpt != DVec3::ZERO {
-        residual = residual.max((patch.k * dpt).length_squared() * (h * h));
+        residual_sq = residual_sq.max((patch.k * dpt).length_squared() * (h * h));
         patch.apply_to(va, vb, a_moves, b_moves, dpt, 0.0);
         patch.tangential = pt;
     }
@@ -619,12 +619,12 @@ fn friction_rows(
         let dtw = tw - patch.twist;
         if dtw != 0.0 {
             let r = dtw / twist_inv * patch.radius * h;
-            residual = residual.max(r * r);
+            residual_sq = residual_sq.max(r * r);
             patch.apply_to(va, vb, a_moves, b_moves, DVec3::ZERO, dtw);
             patch.twist = tw;
         }
     }
-    residual
+    residual_sq
 }
 
 /// One Gauss–Seidel update of `patch` in the shock-propagation pass: as in [`sweep_patches`],
