@@ -334,7 +334,7 @@ struct SolvedPatch {
 }
 
 /// Reusable buffers for [`Solver::solve`], and the previous step's impulses.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Solver {
     rows: Vec<Row>,
     patches: Vec<Patch>,
