@@ -2758,31 +2758,9 @@ mass = 1.0
     #[test]
     fn a_changed_step_length_keeps_the_contact_forces() {
         for cubes in 1..=2 {
-            let mut text = String::from(
-                r#"
-[world]
-gravity = [0.0, 0.0, -9.81]
-contact_step = 0.0025
-contact_step_max = 0.0025
-contact_sweeps = 64
-shock_sweeps = 0
-sleep_time = 0.0
-[[bodies]]
-name = "floor"
-motion = "fixed"
-shape = { type = "box", half_extents = [5.0, 5.0, 0.5] }
-position = [0.0, 0.0, -0.5]
-"#,
-            );
-            for k in 0..cubes {
-                let z = 0.1 + 0.2 * k as f64 + 3e-4 * (k + 1) as f64;
-                text += &format!(
-                    "[[bodies]]\nname = \"c{k}\"\nshape = {{ type = \"box\", \
-                     half_extents = [0.1, 0.1, 0.1] }}\nposition = [0.0, 0.0, {z}]\nmass = 1.0\n"
-                );
-            }
-            let scene = crate::scene::parse(&text, std::path::Path::new("test.toml")).unwrap();
-            let mut world = World::new(&scene).unwrap();
+            let settings = "contact_step = 0.0025\ncontact_step_max = 0.0025\n\
+                            contact_sweeps = 64\nshock_sweeps = 0";
+            let mut world = stacks_on_a_floor(settings, &[0.0], cubes);
             while world.time < 1.0 - 1e-12 {
                 world.step_frame(1.0).unwrap();
             }
@@ -2810,6 +2788,29 @@ position = [0.0, 0.0, -0.5]
         }
     }
 
+    /// A world of stacks of `levels` 0.2 m cubes of 1 kg, one stack at each x of `stacks`
+    /// (y = 0), each cube 0.3 mm above the one below, on a fixed floor whose top is z = 0;
+    /// `settings` are extra `[world]` lines (g = 9.81 down, no sleeping).
+    fn stacks_on_a_floor(settings: &str, stacks: &[f64], levels: usize) -> World {
+        let mut text = format!(
+            "[world]\ngravity = [0.0, 0.0, -9.81]\nsleep_time = 0.0\n{settings}\n\
+             [[bodies]]\nname = \"floor\"\nmotion = \"fixed\"\n\
+             shape = {{ type = \"box\", half_extents = [5.0, 5.0, 0.5] }}\n\
+             position = [0.0, 0.0, -0.5]\n"
+        );
+        for (k, x) in stacks.iter().enumerate() {
+            for level in 0..levels {
+                let z = 0.1 + 0.2 * level as f64 + 3e-4 * (level + 1) as f64;
+                text += &format!(
+                    "[[bodies]]\nname = \"c{k}_{level}\"\nshape = {{ type = \"box\", \
+                     half_extents = [0.1, 0.1, 0.1] }}\nposition = [{x}, 0.0, {z}]\nmass = 1.0\n"
+                );
+            }
+        }
+        let scene = crate::scene::parse(&text, std::path::Path::new("test.toml")).unwrap();
+        World::new(&scene).unwrap()
+    }
+
     /// The warm start finds each pair's impulses of the last step by a merge walk when the
     /// step's pairs come in pair order (as the contact step gives them), and by a search for a
     /// pair out of order: a step given the same contacts with its pairs in reverse order ends
@@ -2817,31 +2818,8 @@ position = [0.0, 0.0, -0.5]
     /// starts cold.
     #[test]
     fn the_warm_start_finds_pairs_in_any_order() {
-        let mut text = String::from(
-            r#"
-[world]
-gravity = [0.0, 0.0, -9.81]
-contact_step_max = 0.0025
-sleep_time = 0.0
-[[bodies]]
-name = "floor"
-motion = "fixed"
-shape = { type = "box", half_extents = [5.0, 5.0, 0.5] }
-position = [0.0, 0.0, -0.5]
-"#,
-        );
         // Two stacks of three, so the step has pairs both before and after any other.
-        for (k, x) in [(0, -1.0), (1, 1.0)] {
-            for level in 0..3 {
-                let z = 0.1 + 0.2 * level as f64 + 3e-4 * (level + 1) as f64;
-                text += &format!(
-                    "[[bodies]]\nname = \"c{k}{level}\"\nshape = {{ type = \"box\", \
-                     half_extents = [0.1, 0.1, 0.1] }}\nposition = [{x}, 0.0, {z}]\nmass = 1.0\n"
-                );
-            }
-        }
-        let scene = crate::scene::parse(&text, std::path::Path::new("test.toml")).unwrap();
-        let mut world = World::new(&scene).unwrap();
+        let mut world = stacks_on_a_floor("contact_step_max = 0.0025", &[-1.0, 1.0], 3);
         while world.time < 0.5 - 1e-12 {
             world.step_frame(0.5).unwrap();
         }
