@@ -1492,7 +1492,13 @@ impl Solver {
                 total += pn;
                 row.apply_to(&mut va, &mut vb, a_moves, b_moves, pn);
             }
-            if let Some(old) = self.previous_patches.get(patch.previous_patch as usize) {
+            // `u32::MAX`: the pair had no patch last step (said outright, as for the rows, not
+            // left to an index out of range).
+            let old = match patch.previous_patch {
+                u32::MAX => None,
+                k => self.previous_patches.get(k as usize),
+            };
+            if let Some(old) = old {
                 let n = patch.normal;
                 let mut pt = (old.tangential - old.tangential.dot(n) * n) * scale;
                 let limit = patch.friction * total;
