@@ -23,6 +23,7 @@
 //! re-serialised without it and that text is parsed. Line numbers in the errors of such a file
 //! then refer to the re-serialised text; files without `[bench]` are parsed as written.
 
+use crate::event_loop_allocations::{self, Allocations};
 use crate::narrow_phase::{proximity, Collider, ContactPoint, Pose};
 use crate::scene::{self, Motion, Scene, SceneError};
 use crate::shape::Shape;
@@ -273,6 +274,9 @@ pub struct RunReport {
     pub heap_pops_per_second: f64,
     /// Peak resident memory of the process during the run (MiB), where the OS reports it.
     pub peak_memory_mib: Option<f64>,
+    /// What the run's event loops allocated ([`crate::event_loop_allocations`]); `None` where
+    /// the program does not count them.
+    pub event_loop_allocations: Option<Allocations>,
     /// The world's counters at the end.
     pub counts: Counts,
     /// The world's per-stage wall times (s), as the world names them.
@@ -309,6 +313,8 @@ pub struct BenchReport {
     pub heap_pops_per_second: f64,
     /// Median peak memory (MiB); `None` where the OS does not report it.
     pub peak_memory_mib: Option<f64>,
+    /// The first run's event-loop allocations; `None` where the program does not count them.
+    pub event_loop_allocations: Option<Allocations>,
     /// Median of each per-stage wall time (s).
     pub stage_times: serde_json::Value,
     /// The first run's counters.
@@ -371,6 +377,7 @@ fn run_once(
     let start = Instant::now();
     let mut world = build_world(scene)?;
     let time_to_first_frame = start.elapsed().as_secs_f64();
+    let allocations_before = event_loop_allocations::count();
 
     let duration = scene.world.duration;
     let start = Instant::now();
@@ -392,6 +399,9 @@ fn run_once(
     }
     let wall_time = start.elapsed().as_secs_f64();
     let peak_memory_mib = peak_memory_mib();
+    let event_loop_allocations = event_loop_allocations::count()
+        .zip(allocations_before)
+        .map(|(now, before)| now.since(before));
 
     let counts = world.counts().clone();
     let sim_time = world.time();
@@ -404,6 +414,7 @@ fn run_once(
         events_per_second: per_second(events, wall_time),
         heap_pops_per_second: per_second(counts.heap_pops, wall_time),
         peak_memory_mib,
+        event_loop_allocations,
         stage_times: serde_json::to_value(world.stage_times()).unwrap_or(serde_json::Value::Null),
         quality: quality(&world, outlet_z),
         counts,
@@ -446,6 +457,7 @@ fn summarise(scene: &Scene, options: &BenchOptions, runs: Vec<RunReport>) -> Ben
         events_per_second: median_of(&|r| r.events_per_second),
         heap_pops_per_second: median_of(&|r| r.heap_pops_per_second),
         peak_memory_mib,
+        event_loop_allocations: first.event_loop_allocations,
         stage_times: median_stage_times(&runs),
         counts: first.counts.clone(),
         rates: Rates::of(&first.counts, scene.motion_counts().0, first.sim_time),
@@ -603,6 +615,20 @@ impl EscapeCheck {
     }
 }
 
+/// The event loops' allocations as a figure: the count, the bytes, and the count per thousand
+/// heap pops (the loop's unit of work); "n/a" where they were not counted.
+fn allocations(a: Option<Allocations>, counts: &Counts) -> String {
+    match a {
+        Some(a) => format!(
+            "{} ({} bytes; {:.3} per 1000 heap pops)",
+            a.count,
+            a.bytes,
+            1000.0 * a.count as f64 / counts.heap_pops.max(1) as f64
+        ),
+        None => "n/a".into(),
+    }
+}
+
 /// Peak resident memory of this process (MiB): `VmHWM` from `/proc/self/status`; `None` where
 /// there is no such file (not Linux).
 pub fn peak_memory_mib() -> Option<f64> {
@@ -691,6 +717,10 @@ impl BenchReport {
                 format!("{:.0}", self.heap_pops_per_second),
             ),
             ("peak memory (MiB)".into(), mib(self.peak_memory_mib)),
+            (
+                "event-loop allocations".into(),
+                allocations(self.event_loop_allocations, &self.counts),
+            ),
         ];
         match &self.stage_times {
             serde_json::Value::Object(stages) if !stages.is_empty() => {

@@ -16,6 +16,7 @@ pub mod body;
 pub mod broad_phase;
 pub mod collision_impulse;
 pub mod event_heap;
+pub mod event_loop_allocations;
 pub mod gpu;
 pub mod mass_properties;
 pub mod material;

@@ -16,6 +16,11 @@ use tumble::output::{self, FramesWriter, Summary};
 use tumble::scene::{self, Scene};
 use tumble::world::World;
 
+/// The system allocator, counting the event loops' allocations for `tumble bench`'s report.
+#[global_allocator]
+static ALLOCATOR: tumble::event_loop_allocations::CountingAllocator =
+    tumble::event_loop_allocations::CountingAllocator;
+
 /// Event-driven, impulse-based rigid-body simulation (Mirtich & Canny 1994).
 #[derive(Parser, Debug)]
 #[command(name = "tumble", version, about)]

@@ -31,6 +31,7 @@ fn bench_prints_the_table_and_a_json_line() {
         "wall time (s)",
         "events/s",
         "peak memory (MiB)",
+        "event-loop allocations",
         "time to first frame (s)",
         "max penetration (m)",
         "escaped",
@@ -59,6 +60,7 @@ fn bench_prints_the_table_and_a_json_line() {
         "through_outlet",
         "rates",
         "peak_memory_mib",
+        "event_loop_allocations",
         "runs",
     ] {
         assert!(report.get(key).is_some(), "no {key:?} in {report}");
@@ -73,6 +75,9 @@ fn bench_prints_the_table_and_a_json_line() {
     assert_eq!(report["fell_off_edge"], 0);
     assert!(report["through_outlet"].is_null());
     assert!(report["counts"]["frames"].as_u64().unwrap() >= 10);
+    // The binary counts its event loops' allocations (a ball rolling down a ramp makes at most
+    // a few, while its buffers first grow).
+    assert!(report["event_loop_allocations"]["count"].as_u64().is_some());
     let runs = report["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2);
     // The ball rolls down the ramp: the same events both times.
