@@ -9,8 +9,8 @@
 //! an event loop, which the world marks with [`InsideEventLoop`]; [`count`] reads the totals.
 //!
 //! The `tumble` binary installs it, and `tumble bench` reports the count. A program that does
-//! not install it gets `None` from [`count`]. The cost is one thread-local read per allocation
-//! outside the loop, and an atomic add per allocation inside it.
+//! not install it gets `None` from [`count`]. The cost is an atomic load and a thread-local read
+//! per allocation, and two atomic adds per allocation inside the loop.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
