@@ -17,6 +17,10 @@
 //! - bodies **through the outlet**, when the scene has a `[bench]` table with `outlet_z`: dynamic
 //!   bodies whose centre is below that height (the funnel scenes' figure of merit).
 //!
+//! Where the time goes over simulated time: each run records a row at every frame's end
+//! ([`timeline`]); the report sums them per simulated second, and `--timeline FILE` writes the
+//! first run's rows as CSV.
+//!
 //! # `[bench]` in scene files
 //! The scene parser ([`crate::scene`]) rejects unknown top-level keys, and `[bench]` is not one of
 //! its own, so [`parse`] takes it out first: when the file has a `bench` key the document is
@@ -29,8 +33,11 @@ use crate::scene::{self, Motion, Scene, SceneError};
 use crate::shape::Shape;
 use crate::world::{Counts, SimError, World};
 use glam::{DQuat, DVec3};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
+pub use timeline::{FrameRow, SecondRow, Timeline};
+
+pub mod timeline;
 
 /// Radius of the probe sphere placed at a body's centre to ask "is this point inside a fixed
 /// body?" through the narrow phase: small enough not to matter, but a real shape, so that every
@@ -124,6 +131,9 @@ pub struct BenchOptions {
     pub repeat: usize,
     /// Simulated time (s), overriding the scene's `[world] duration`.
     pub duration: Option<f64>,
+    /// Where to write the first run's frame rows as CSV ([`Timeline::write_csv`]); written
+    /// when the run ends, and also when it fails, with the frames it finished.
+    pub timeline: Option<PathBuf>,
 }
 
 /// Why a bench failed.
@@ -152,6 +162,14 @@ pub enum BenchError {
         run: usize,
         /// Simulated time where it stuck (s).
         time: f64,
+    },
+    /// The timeline file could not be written (exit code 1).
+    #[error("{}: cannot write the timeline: {source}", path.display())]
+    Timeline {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
     },
 }
 
@@ -284,6 +302,8 @@ pub struct RunReport {
     /// The quality figures.
     #[serde(flatten)]
     pub quality: Quality,
+    /// The run's frames summed per simulated second ([`Timeline::by_second`]).
+    pub by_second: Vec<SecondRow>,
 }
 
 /// A bench: the medians over its runs, and each run.
@@ -326,6 +346,8 @@ pub struct BenchReport {
     pub quality: Quality,
     /// True if every run ended with the same counters and quality figures as the first.
     pub deterministic: bool,
+    /// The frames summed per simulated second: the runs' median times, the first run's counts.
+    pub by_second: Vec<SecondRow>,
     /// Each run, in order.
     pub runs: Vec<RunReport>,
 }
@@ -353,7 +375,12 @@ pub fn run(
     }
     let mut runs = Vec::with_capacity(options.repeat);
     for index in 1..=options.repeat {
-        let report = run_once(&scene, bench.outlet_z, build_world, index)?;
+        let csv = if index == 1 {
+            options.timeline.as_deref()
+        } else {
+            None
+        };
+        let report = run_once(&scene, bench.outlet_z, build_world, index, csv)?;
         eprintln!(
             "run {index} of {}: {} s wall for {} s simulated",
             options.repeat,
@@ -365,12 +392,14 @@ pub fn run(
     Ok(summarise(&scene, options, runs))
 }
 
-/// One run: build, step to the duration, measure.
+/// One run: build, step to the duration, measure; with `csv`, write the run's frame rows there
+/// (after the timed loop, or on a failure with the frames done).
 fn run_once(
     scene: &Scene,
     outlet_z: Option<f64>,
     build_world: &dyn Fn(&Scene) -> Result<World, SceneError>,
     index: usize,
+    csv: Option<&Path>,
 ) -> Result<RunReport, BenchError> {
     // Each run's peak is its own, not the largest of the runs so far.
     reset_peak_memory();
@@ -380,24 +409,49 @@ fn run_once(
     let allocations_before = event_loop_allocations::count();
 
     let duration = scene.world.duration;
+    let write_csv = |timeline: &Timeline| match csv {
+        Some(path) => timeline
+            .write_csv(path)
+            .map_err(|source| BenchError::Timeline {
+                path: path.to_path_buf(),
+                source,
+            }),
+        None => Ok(()),
+    };
+    // Room for every frame, so that recording allocates nothing inside the timed loop.
+    let frames = (duration / scene.world.frame_period).ceil();
+    let mut timeline = Timeline {
+        rows: Vec::with_capacity(if frames.is_finite() {
+            (frames as usize).min(1 << 20) + 1
+        } else {
+            0
+        }),
+    };
     let start = Instant::now();
     while world.time() < duration {
         let before = world.time();
-        world
-            .step_frame(duration)
-            .map_err(|error| BenchError::Sim {
+        let stepped = world.step_frame(duration);
+        timeline.record(&world, start.elapsed().as_secs_f64());
+        let failure = match stepped {
+            Err(error) => Some(BenchError::Sim {
                 run: index,
                 time: world.time(),
                 error,
-            })?;
-        if world.time() <= before {
-            return Err(BenchError::Stalled {
+            }),
+            Ok(()) if world.time() <= before => Some(BenchError::Stalled {
                 run: index,
                 time: before,
-            });
+            }),
+            Ok(()) => None,
+        };
+        if let Some(failure) = failure {
+            // The frames done are reported even so; the run's own failure comes first.
+            write_csv(&timeline).ok();
+            return Err(failure);
         }
     }
     let wall_time = start.elapsed().as_secs_f64();
+    write_csv(&timeline)?;
     let peak_memory_mib = peak_memory_mib();
     let event_loop_allocations = event_loop_allocations::count()
         .zip(allocations_before)
@@ -418,6 +472,7 @@ fn run_once(
         stage_times: serde_json::to_value(world.stage_times()).unwrap_or(serde_json::Value::Null),
         quality: quality(&world, outlet_z),
         counts,
+        by_second: timeline.by_second(),
     })
 }
 
@@ -463,8 +518,30 @@ fn summarise(scene: &Scene, options: &BenchOptions, runs: Vec<RunReport>) -> Ben
         rates: Rates::of(&first.counts, scene.motion_counts().0, first.sim_time),
         quality: first.quality.clone(),
         deterministic,
+        by_second: median_by_second(&runs),
         runs,
     }
+}
+
+/// The first run's seconds with each time the median over the runs (the runs step the same
+/// frames, so their seconds match; if they do not, the first run's as they are).
+fn median_by_second(runs: &[RunReport]) -> Vec<SecondRow> {
+    let first = &runs[0].by_second;
+    if runs.iter().any(|r| r.by_second.len() != first.len()) {
+        return first.clone();
+    }
+    let at = |k: usize, f: fn(&SecondRow) -> f64| {
+        median(runs.iter().map(|r| f(&r.by_second[k])).collect())
+    };
+    (0..first.len())
+        .map(|k| SecondRow {
+            wall_time: at(k, |s| s.wall_time),
+            contact_step: at(k, |s| s.contact_step),
+            broad_phase: at(k, |s| s.broad_phase),
+            event_loop: at(k, |s| s.event_loop),
+            ..first[k].clone()
+        })
+        .collect()
 }
 
 /// The median of each numeric field of the runs' stage times (an object keyed by stage).
@@ -695,6 +772,10 @@ impl BenchReport {
         ));
         out.push_str(&columns(&header, &rows));
         out.push('\n');
+        if !self.by_second.is_empty() {
+            out.push_str(&self.by_second_table());
+            out.push('\n');
+        }
 
         let mut figures: Vec<(String, String)> = vec![
             ("scene".into(), self.scene.clone()),
@@ -774,6 +855,48 @@ impl BenchReport {
     }
 }
 
+impl BenchReport {
+    /// The table of [`Self::by_second`]: where the wall time went, second by simulated second.
+    fn by_second_table(&self) -> String {
+        let header = [
+            "simulated (s)",
+            "wall (s)",
+            "wall/sim",
+            "contact step (s)",
+            "broad phase (s)",
+            "event loop (s)",
+            "collisions",
+            "re-solves",
+            "contact steps",
+            "asleep",
+            "awake",
+        ];
+        let rows: Vec<Vec<String>> = self
+            .by_second
+            .iter()
+            .map(|s| {
+                let length = s.to - s.from;
+                vec![
+                    format!("{}-{}", s.from, short(s.to)),
+                    significant(s.wall_time),
+                    ratio((length > 0.0).then(|| s.wall_time / length)),
+                    significant(s.contact_step),
+                    significant(s.broad_phase),
+                    significant(s.event_loop),
+                    s.collisions.to_string(),
+                    s.held_resolutions.to_string(),
+                    s.contact_steps.to_string(),
+                    s.asleep.to_string(),
+                    s.awake.to_string(),
+                ]
+            })
+            .collect();
+        let mut out = "by simulated second (median times over the runs):\n".to_string();
+        out.push_str(&columns(&header, &rows));
+        out
+    }
+}
+
 /// One row of the runs table.
 fn run_row(
     label: String,
@@ -793,6 +916,12 @@ fn run_row(
         format!("{pops:.0}"),
         mib(memory),
     ]
+}
+
+/// A simulated time with at most three decimals and no trailing zeros ("2", "2.1").
+fn short(t: f64) -> String {
+    let text = format!("{t:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// A ratio to four significant digits, or "n/a".

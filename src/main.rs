@@ -60,6 +60,11 @@ struct BenchArgs {
     /// Write the JSON report to FILE instead of printing it after the table.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Write the first run's figures at every frame's end to FILE as CSV (simulated and wall
+    /// time, stage times, event and solver counters, bodies asleep and awake; cumulative, so
+    /// any span's cost is the difference of two rows). Written also when a run fails.
+    #[arg(long, value_name = "FILE")]
+    timeline: Option<PathBuf>,
     /// Worker threads [default: one per core]; see `run --threads`.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     threads: Option<u64>,
@@ -146,7 +151,9 @@ impl From<tumble::bench::BenchError> for Failure {
         use tumble::bench::BenchError;
         match e {
             BenchError::Invalid(_) | BenchError::Scene(_) => Failure::invalid(e.to_string()),
-            BenchError::Sim { .. } | BenchError::Stalled { .. } => Failure::failed(e.to_string()),
+            BenchError::Sim { .. } | BenchError::Stalled { .. } | BenchError::Timeline { .. } => {
+                Failure::failed(e.to_string())
+            }
         }
     }
 }
@@ -322,6 +329,7 @@ fn bench(args: &BenchArgs) -> Result<(), Failure> {
         adapter: backend.adapter(),
         repeat: usize::try_from(args.repeat).unwrap_or(usize::MAX),
         duration: args.duration,
+        timeline: args.timeline.clone(),
     };
     // Built here, where the backend is known, exactly as `run` builds it; installing the
     // backend is part of the time to first frame.

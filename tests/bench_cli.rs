@@ -225,3 +225,88 @@ fn bench_threads_and_one_event_loop_keep_the_counts() {
     let bad = tumble(&["bench", "scenes/ramp.toml", "--threads", "0"]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// The report sums the frames per simulated second (table and JSON), `--timeline FILE` writes
+/// a CSV row per frame whose last row holds the run's totals, and an unwritable timeline fails
+/// the bench with exit code 1 and the file's name.
+#[test]
+fn bench_reports_each_simulated_second_and_writes_the_timeline() {
+    let dir = temp_dir("timeline");
+    let csv = dir.join("timeline.csv");
+    let json = dir.join("report.json");
+    let out = tumble(&[
+        "bench",
+        "scenes/small-funnel.toml",
+        "--backend",
+        "cpu",
+        "--duration",
+        "1.5",
+        "--timeline",
+        csv.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    assert!(stdout.contains("by simulated second"), "{stdout}");
+    assert!(
+        stdout.contains("1-1.5"),
+        "the partial last second:\n{stdout}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let seconds = report["by_second"].as_array().unwrap();
+    assert_eq!(seconds.len(), 2);
+    let sum = |key: &str| {
+        seconds
+            .iter()
+            .map(|s| s[key].as_u64().unwrap())
+            .sum::<u64>()
+    };
+    assert_eq!(
+        sum("collisions"),
+        report["counts"]["collisions"].as_u64().unwrap()
+    );
+    assert_eq!(
+        sum("held_resolutions"),
+        report["counts"]["held_resolutions"].as_u64().unwrap()
+    );
+    let timeline = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = timeline.lines().collect();
+    // 75 frames of 0.02 s, after the header.
+    assert_eq!(lines.len(), 76, "{timeline}");
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let last: Vec<&str> = lines[75].split(',').collect();
+    assert_eq!(header.len(), last.len());
+    let column = |name: &str| last[header.iter().position(|h| *h == name).unwrap()];
+    assert_eq!(column("sim_time").parse::<f64>().unwrap(), 1.5);
+    assert_eq!(
+        column("collisions"),
+        report["counts"]["collisions"].to_string()
+    );
+    assert_eq!(
+        column("contact_steps"),
+        report["counts"]["contact_steps"].to_string()
+    );
+    let asleep: usize = column("asleep").parse().unwrap();
+    let awake: usize = column("awake").parse().unwrap();
+    assert_eq!(asleep + awake, 50);
+
+    let nowhere = dir.join("no such dir").join("timeline.csv");
+    let out = tumble(&[
+        "bench",
+        "scenes/ramp.toml",
+        "--backend",
+        "cpu",
+        "--duration",
+        "0.1",
+        "--timeline",
+        nowhere.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("timeline.csv") && stderr.contains("cannot write the timeline"),
+        "{stderr}"
+    );
+}
