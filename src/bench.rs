@@ -418,15 +418,14 @@ fn run_once(
             }),
         None => Ok(()),
     };
-    // Room for every frame, so that recording allocates nothing inside the timed loop.
+    // Frame rows are kept only for the CSV, with room for every frame taken up front.
     let frames = (duration / scene.world.frame_period).ceil();
-    let mut timeline = Timeline {
-        rows: Vec::with_capacity(if frames.is_finite() {
-            (frames as usize).min(1 << 20) + 1
-        } else {
-            0
-        }),
+    let frames = if frames.is_finite() {
+        (frames as usize).min(1 << 20) + 1
+    } else {
+        0
     };
+    let mut timeline = Timeline::new(csv.is_some(), frames);
     let start = Instant::now();
     while world.time() < duration {
         let before = world.time();

@@ -11,7 +11,9 @@
 //! `tumble bench --timeline FILE` writes every row as CSV ([`Timeline::write_csv`]).
 //!
 //! Recording a row reads the world's counters and counts its sleeping and awake bodies, O(n) per
-//! frame (never per event); the CSV is written after the run, outside the timed loop.
+//! frame (never per event). The seconds are summed as the frames come, so a run keeps its frame
+//! rows only when they are to be written (`--timeline`); the CSV is written after the run,
+//! outside the timed loop.
 
 use crate::scene::Motion;
 use crate::world::World;
@@ -122,41 +124,62 @@ pub struct SecondRow {
     pub awake: usize,
 }
 
-/// A run's frame rows, in order.
+/// A run's frames: summed per simulated second as they come, and each frame's row where
+/// kept.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Timeline {
-    /// One row per frame, the first at the first frame's end.
+    /// One row per frame, the first at the first frame's end; empty unless kept.
     pub rows: Vec<FrameRow>,
+    keep_rows: bool,
+    /// The seconds finished so far.
+    seconds: Vec<SecondRow>,
+    /// The second in progress and the row at its start (the last row before it).
+    current: Option<(u64, FrameRow)>,
+    /// The last row recorded.
+    last: FrameRow,
 }
 
 impl Timeline {
-    /// Appends the row of `world` now (see [`FrameRow::of`]).
-    pub fn record(&mut self, world: &World, wall_time: f64) {
-        self.rows.push(FrameRow::of(world, wall_time));
+    /// An empty timeline that keeps every frame's row if `keep_rows` (room for `frames` of
+    /// them is taken now, so that recording allocates nothing in a run's timed loop).
+    pub fn new(keep_rows: bool, frames: usize) -> Timeline {
+        Timeline {
+            rows: Vec::with_capacity(if keep_rows { frames } else { 0 }),
+            keep_rows,
+            ..Timeline::default()
+        }
     }
 
-    /// The frames summed per simulated second: second k holds every frame whose end lies in
+    /// Records the row of `world` now (see [`FrameRow::of`]).
+    pub fn record(&mut self, world: &World, wall_time: f64) {
+        self.push(FrameRow::of(world, wall_time));
+    }
+
+    /// Records `row`, the next frame's: it ends simulated second k if its end lies in
     /// (k, k + 1] (a frame that straddles a whole second counts in the second it ends in).
-    pub fn by_second(&self) -> Vec<SecondRow> {
-        let mut out: Vec<SecondRow> = Vec::new();
-        let mut before = FrameRow::default();
-        let mut current: Option<(u64, FrameRow)> = None; // (second, row at its start)
-        for row in &self.rows {
-            // The second a frame ends in; a relative 1e-9 absorbs rounding of grid times k·t_f.
-            let second = (row.sim_time * (1.0 - 1e-9)).floor().max(0.0) as u64;
-            match &current {
-                Some((s, _)) if *s == second => {}
-                _ => {
-                    if let Some((s, start)) = current.take() {
-                        out.push(span(s, &start, &before));
-                    }
-                    current = Some((second, before.clone()));
+    pub fn push(&mut self, row: FrameRow) {
+        // The second a frame ends in; a relative 1e-9 absorbs rounding of grid times k·t_f.
+        let second = (row.sim_time * (1.0 - 1e-9)).floor().max(0.0) as u64;
+        match &self.current {
+            Some((s, _)) if *s == second => {}
+            _ => {
+                let start = self.current.replace((second, self.last.clone()));
+                if let Some((s, start)) = start {
+                    self.seconds.push(span(s, &start, &self.last));
                 }
             }
-            before = row.clone();
         }
-        if let Some((s, start)) = current {
-            out.push(span(s, &start, &before));
+        if self.keep_rows {
+            self.rows.push(row.clone());
+        }
+        self.last = row;
+    }
+
+    /// The frames summed per simulated second, the second in progress included.
+    pub fn by_second(&self) -> Vec<SecondRow> {
+        let mut out = self.seconds.clone();
+        if let Some((s, start)) = &self.current {
+            out.push(span(*s, start, &self.last));
         }
         out
     }
@@ -228,13 +251,14 @@ mod tests {
     fn frames_sum_into_the_second_they_end_in() {
         // Frames of 0.25 s; 0.1 + 0.2 cannot be summed exactly, so grid times are checked too.
         let times = [0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.1];
-        let timeline = Timeline {
-            rows: times
-                .iter()
-                .enumerate()
-                .map(|(k, &t)| row(t, (k + 1) as f64, 10 * (k as u64 + 1)))
-                .collect(),
-        };
+        let mut timeline = Timeline::new(false, 0);
+        for (k, &t) in times.iter().enumerate() {
+            timeline.push(row(t, (k + 1) as f64, 10 * (k as u64 + 1)));
+        }
+        assert!(
+            timeline.rows.is_empty(),
+            "rows are kept only when asked for"
+        );
         let s = timeline.by_second();
         assert_eq!(s.len(), 3);
         assert_eq!((s[0].from, s[0].to, s[0].wall_time), (0.0, 1.0, 4.0));
@@ -250,11 +274,11 @@ mod tests {
         assert_eq!(total, 9.0, "every frame counted once");
         // 50 frames of 0.02 s end at k·0.02, which rounds just above 1.0 at k = 50 in some
         // sums: the relative 1e-9 keeps that frame in the first second.
-        let grid = Timeline {
-            rows: (1..=100)
-                .map(|k| row(k as f64 * 0.02, k as f64, k))
-                .collect(),
-        };
+        let mut grid = Timeline::new(true, 100);
+        for k in 1..=100 {
+            grid.push(row(k as f64 * 0.02, k as f64, k));
+        }
+        assert_eq!(grid.rows.len(), 100);
         let g = grid.by_second();
         assert_eq!(g.len(), 2);
         assert_eq!((g[0].collisions, g[1].collisions), (50, 50));
@@ -263,9 +287,9 @@ mod tests {
     /// The CSV has the header's columns on every line, one line per frame.
     #[test]
     fn the_csv_has_a_line_per_frame() {
-        let timeline = Timeline {
-            rows: vec![row(0.5, 1.0, 3), row(1.0, 2.5, 7)],
-        };
+        let mut timeline = Timeline::new(true, 2);
+        timeline.push(row(0.5, 1.0, 3));
+        timeline.push(row(1.0, 2.5, 7));
         let path = std::env::temp_dir().join(format!("tumble-timeline-{}.csv", std::process::id()));
         timeline.write_csv(&path).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
