@@ -178,12 +178,23 @@ pub enum BenchError {
 pub struct Quality {
     /// Largest penetration depth seen (m).
     pub max_penetration: f64,
+    /// Where it was seen (`None` if no pair ever overlapped).
+    pub deepest_overlap: Option<OverlapPlace>,
     /// Dynamic bodies inside a fixed body or fallen through the floor at the end.
     pub escaped: usize,
     /// Dynamic bodies that left the floor's footprint and fell below its top (over its edge).
     pub fell_off_edge: usize,
     /// Dynamic bodies below `[bench] outlet_z` at the end; `None` without an outlet.
     pub through_outlet: Option<usize>,
+}
+
+/// Where a run saw its largest penetration: when, and between which bodies (by name).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct OverlapPlace {
+    /// Simulated time of the measurement (s).
+    pub time: f64,
+    /// The two bodies' names.
+    pub bodies: [String; 2],
 }
 
 /// Per-event and per-body rates derived from a run's counters (the profile of where the events
@@ -597,8 +608,13 @@ pub fn quality(world: &World, outlet_z: Option<f64>) -> Quality {
             .filter(|&&i| world.body(i).position.z < z)
             .count()
     });
+    let deepest_overlap = world.deepest_overlap().map(|o| OverlapPlace {
+        time: o.time,
+        bodies: [world.body(o.a).name.clone(), world.body(o.b).name.clone()],
+    });
     Quality {
         max_penetration: world.max_penetration(),
+        deepest_overlap,
         escaped,
         fell_off_edge,
         through_outlet,
@@ -826,7 +842,13 @@ impl BenchReport {
         figures.extend(self.rates.rows());
         figures.push((
             "max penetration (m)".into(),
-            format!("{:.3e}", self.quality.max_penetration),
+            match &self.quality.deepest_overlap {
+                Some(o) => format!(
+                    "{:.3e} (at {:.4} s, {} and {})",
+                    self.quality.max_penetration, o.time, o.bodies[0], o.bodies[1]
+                ),
+                None => format!("{:.3e}", self.quality.max_penetration),
+            },
         ));
         figures.push(("escaped".into(), self.quality.escaped.to_string()));
         figures.push((

@@ -124,6 +124,19 @@ pub struct BodyState {
     pub angular_velocity: DVec3,
 }
 
+/// Where a world saw its largest penetration ([`World::deepest_overlap`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DeepestOverlap {
+    /// Penetration depth (m, > 0).
+    pub depth: f64,
+    /// Simulated time of the measurement (s).
+    pub time: f64,
+    /// The pair's bodies (indices in the scene's order, a < b).
+    pub a: usize,
+    /// See `a`.
+    pub b: usize,
+}
+
 /// Event and work counters (summary.json `counts`).
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Counts {
@@ -298,6 +311,8 @@ pub struct World {
     boxes: Vec<Aabb>,
     counts: Counts,
     max_penetration: f64,
+    /// Where `max_penetration` was measured: the time and the pair (a < b).
+    deepest_at: (f64, u32, u32),
     points: Vec<ContactPoint>,
     candidates: Vec<u32>,
     stage_times: StageTimes,
@@ -903,6 +918,18 @@ impl World {
     /// Largest penetration depth seen at any event or frame (m, >= 0).
     pub fn max_penetration(&self) -> f64 {
         self.max_penetration
+    }
+    /// Where the largest penetration ([`Self::max_penetration`]) was seen, if any pair ever
+    /// overlapped: its depth, the time and the two bodies, so a run whose quality figure is off
+    /// names the place to look.
+    pub fn deepest_overlap(&self) -> Option<DeepestOverlap> {
+        let (time, a, b) = self.deepest_at;
+        (self.max_penetration > 0.0).then_some(DeepestOverlap {
+            depth: self.max_penetration,
+            time,
+            a: a as usize,
+            b: b as usize,
+        })
     }
     /// Gravity (m/s²).
     pub fn gravity(&self) -> DVec3 {
@@ -2233,6 +2260,8 @@ impl World {
         self.counts.distance_queries += 1;
         if -d > self.max_penetration {
             self.max_penetration = -d;
+            // Both bodies are at the time of the query.
+            self.deepest_at = (self.bodies[a].time, a.min(b) as u32, a.max(b) as u32);
         }
         if let Some(n) = normal {
             self.last_axis.insert((a as u32, b as u32), n);
@@ -2789,6 +2818,29 @@ mass = 1.0
             }
             assert!(world.max_penetration() <= 0.0);
         }
+    }
+
+    /// The deepest overlap is recorded with its pair and time, and a shallower one measured
+    /// later does not replace it.
+    #[test]
+    fn deepest_overlap_names_the_pair_and_time() {
+        let mut world = stacks_on_a_floor("", &[0.0], 3);
+        assert_eq!(world.deepest_overlap(), None);
+        // Bodies 1..=3 stand 0.3 mm apart: sink the middle cube 1 mm into the bottom one at
+        // t = 0.25 s, then the top cube 0.5 mm into the middle one.
+        for body in &mut world.bodies {
+            body.time = 0.25;
+        }
+        world.bodies[2].position.z -= 1.3e-3;
+        let d = world.measure(1, 2);
+        assert!((d + 1e-3).abs() < 1e-9, "distance {d}");
+        world.bodies[3].position.z -= 1.3e-3 + 0.8e-3;
+        let d = world.measure(2, 3);
+        assert!((d + 0.5e-3).abs() < 1e-9, "distance {d}");
+        let deepest = world.deepest_overlap().expect("an overlap was measured");
+        assert!((deepest.depth - 1e-3).abs() < 1e-9);
+        assert_eq!((deepest.time, deepest.a, deepest.b), (0.25, 1, 2));
+        assert_eq!(deepest.depth, world.max_penetration());
     }
 
     /// A world of stacks of `levels` 0.2 m cubes of 1 kg, one stack at each x of `stacks`

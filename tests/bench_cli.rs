@@ -288,6 +288,13 @@ fn bench_reports_each_simulated_second_and_writes_the_timeline() {
         column("contact_steps"),
         report["counts"]["contact_steps"].to_string()
     );
+    assert_eq!(
+        column("max_penetration").parse::<f64>().unwrap(),
+        report["max_penetration"].as_f64().unwrap()
+    );
+    // No overlap on this run, so no place for one.
+    assert_eq!(report["max_penetration"].as_f64().unwrap(), 0.0);
+    assert!(report["deepest_overlap"].is_null());
     let asleep: usize = column("asleep").parse().unwrap();
     let awake: usize = column("awake").parse().unwrap();
     assert_eq!(asleep + awake, 50);

@@ -23,7 +23,7 @@ use std::path::Path;
 /// The CSV header of [`Timeline::write_csv`], one column per field of [`FrameRow`].
 pub const TIMELINE_HEADER: &str = "sim_time,wall_time,contact_step,broad_phase,event_loop,\
 collisions,microcollisions,held_resolutions,contact_steps,heap_pops,toi_bounds,\
-step_point_sweeps,resolve_point_sweeps,asleep,awake";
+step_point_sweeps,resolve_point_sweeps,max_penetration,asleep,awake";
 
 /// The state of a run at the end of one frame. Times and counters are cumulative from the start
 /// of stepping (`World::new` excluded); `asleep` and `awake` are the dynamic bodies in each state
@@ -56,6 +56,8 @@ pub struct FrameRow {
     pub step_point_sweeps: u64,
     /// Contact points times Gauss–Seidel sweeps in local re-solves so far.
     pub resolve_point_sweeps: u64,
+    /// Largest penetration seen so far (m): the frame where it grows is where to look.
+    pub max_penetration: f64,
     /// Dynamic bodies asleep at the frame's end.
     pub asleep: usize,
     /// Dynamic bodies awake at the frame's end.
@@ -90,6 +92,7 @@ impl FrameRow {
             toi_bounds: counts.toi_bounds,
             step_point_sweeps: counts.step_point_sweeps,
             resolve_point_sweeps: counts.resolve_point_sweeps,
+            max_penetration: world.max_penetration(),
             asleep,
             awake,
         }
@@ -191,7 +194,7 @@ impl Timeline {
         for r in &self.rows {
             writeln!(
                 out,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                 r.sim_time,
                 r.wall_time,
                 r.contact_step,
@@ -205,6 +208,7 @@ impl Timeline {
                 r.toi_bounds,
                 r.step_point_sweeps,
                 r.resolve_point_sweeps,
+                r.max_penetration,
                 r.asleep,
                 r.awake
             )?;

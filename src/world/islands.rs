@@ -254,8 +254,13 @@ impl World {
         }
         for (group, w) in s.groups.iter().zip(&s.worlds).take(group_count) {
             self.counts.accumulate(&w.counts);
-            self.max_penetration = self.max_penetration.max(w.max_penetration);
             let at = |k: u32| group.bodies[k as usize] as u32;
+            if w.max_penetration > self.max_penetration {
+                self.max_penetration = w.max_penetration;
+                let (time, la, lb) = w.deepest_at;
+                let (a, b) = (at(la), at(lb));
+                self.deepest_at = (time, a.min(b), a.max(b));
+            }
             for (&(la, lb), &n) in &w.last_axis {
                 self.last_axis.insert((at(la), at(lb)), n);
             }
