@@ -13,6 +13,19 @@ use glam::{DMat3, DQuat, DVec3};
 /// Polytopes with more vertices than this use the support-function TOI bound instead.
 pub const MAX_BOUND_VERTICES: usize = 16;
 
+/// A body's state in its user frame (the frame its scene entry was written in).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct BodyState {
+    /// Position of the shape frame's origin (m).
+    pub position: DVec3,
+    /// Orientation of the shape frame.
+    pub orientation: DQuat,
+    /// Velocity of the shape frame's origin (m/s).
+    pub velocity: DVec3,
+    /// Angular velocity (rad/s, world).
+    pub angular_velocity: DVec3,
+}
+
 /// One rigid body.
 #[derive(Clone)]
 pub struct Body {
@@ -193,10 +206,10 @@ impl Body {
     }
 
     /// Pose and velocities of the user's shape frame.
-    pub fn user_state(&self) -> crate::world::BodyState {
+    pub fn user_state(&self) -> BodyState {
         let q_user = (self.orientation * self.principal_axes.inverse()).normalize();
         let offset = q_user * self.com_in_shape;
-        crate::world::BodyState {
+        BodyState {
             position: self.position - offset,
             orientation: q_user,
             velocity: self.velocity - self.angular_velocity.cross(offset),

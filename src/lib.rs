@@ -3,7 +3,7 @@
 //! The data flow, one module per stage (Mirtich & Canny 1994, §3–§4):
 //!
 //! scene ([`scene`]) → world ([`world`]) → frame loop: sync bodies ([`ballistic`]) → swept boxes
-//! ([`swept_aabb`]) → broad phase ([`broad_phase`]) → pair bounds ([`toi_bound`]) → event loop
+//! ([`swept_aabb`]) → broad phase ([`hash_grid`]) → pair bounds ([`toi_bound`]) → event loop
 //! ([`event_heap`], [`narrow_phase`]) → collision response ([`collision_impulse`]) → output
 //! ([`output`]).
 //!
@@ -13,11 +13,11 @@
 pub mod ballistic;
 pub mod bench;
 pub mod body;
-pub mod broad_phase;
 pub mod collision_impulse;
 pub mod event_heap;
 pub mod event_loop_allocations;
 pub mod gpu;
+pub mod hash_grid;
 pub mod mass_properties;
 pub mod material;
 pub mod narrow_phase;

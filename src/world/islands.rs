@@ -19,7 +19,12 @@
 //! last separating axes, renumbered in the world's order. Islands are grouped by their heap
 //! entries (largest first, each to the least loaded group), two groups per thread.
 
-use super::{Aabb, BodyHot, BroadPhase, Counts, Motion, PairEvent, SimError, World};
+use super::settings::Settings;
+use super::union_find::UnionFind;
+use super::{Aabb, Counts, Motion, SimError, World};
+use crate::body::BodyHot;
+use crate::event_heap::PairEvent;
+use crate::hash_grid::HashGrid;
 use rayon::prelude::*;
 
 /// Below this many heap entries at a step start, the step stays in one loop.
@@ -41,10 +46,13 @@ pub(super) struct IslandScratch {
     /// Per body: fixed (also read while the members are moved out of the world).
     fixed: Vec<bool>,
     /// A grid over the limits.
-    grid: BroadPhase,
+    grid: HashGrid,
     limits: Vec<Aabb>,
-    /// Union–find parents, then each body's island (its root).
-    root: Vec<u32>,
+    /// Each body's island (its root, once flattened); also the step's island count
+    /// ([`World::note_islands`]).
+    sets: UnionFind,
+    /// Awake dynamic bodies per island root ([`World::note_islands`]).
+    sizes: Vec<u32>,
     /// Pairs (a < b) of overlapping limits, at least one body not fixed.
     pairs: Vec<(u32, u32)>,
     candidates: Vec<u32>,
@@ -76,15 +84,6 @@ struct Group {
     spares: Vec<crate::body::Body>,
 }
 
-fn find(parent: &mut [u32], mut i: u32) -> u32 {
-    while parent[i as usize] != i {
-        let up = parent[parent[i as usize] as usize];
-        parent[i as usize] = up;
-        i = up;
-    }
-    i
-}
-
 /// Position of world index `x` in a group's ascending list.
 fn local(bodies: &[usize], x: u32) -> Option<u32> {
     bodies.binary_search(&(x as usize)).ok().map(|k| k as u32)
@@ -95,7 +94,7 @@ impl World {
     /// into islands worth it; returns false if it did not (or the run was void), and the one
     /// loop must run. See the module doc.
     pub(super) fn parallel_event_loop(&mut self, t0: f64, t1: f64) -> Result<bool, SimError> {
-        if !self.parallel_islands
+        if !self.settings.parallel_islands
             || !self.limits.is_empty()
             || self.heap.len() < MIN_PARALLEL_EVENTS
             || rayon::current_num_threads() < 2
@@ -149,26 +148,26 @@ impl World {
             w.limits.clear();
             w.limits.extend(group.bodies.iter().map(|&x| s.limits[x]));
             let bodies = &w.bodies;
-            w.broad.reset(&w.boxes, |k| bodies[k].moves());
+            w.grid.reset(&w.boxes, |k| bodies[k].moves());
             for k in 0..m {
-                w.broad.insert(k, &w.boxes[k]);
+                w.grid.insert(k, &w.boxes[k]);
             }
             w.heap.clear();
-            w.held.clear();
-            w.held_points.clone_from(&self.held_points);
-            w.held_by_body.resize_with(m, Vec::new);
-            w.held_by_body.truncate(m);
+            w.held.pairs.clear();
+            w.held.points.clone_from(&self.held.points);
+            w.held.by_body.resize_with(m, Vec::new);
+            w.held.by_body.truncate(m);
             for (k, &x) in group.bodies.iter().enumerate() {
-                w.held_by_body[k].clear();
-                for &(p, q) in self.held_by_body.get(x).map_or(&[][..], |v| &v[..]) {
+                w.held.by_body[k].clear();
+                for &(p, q) in self.held.by_body.get(x).map_or(&[][..], |v| &v[..]) {
                     match (local(&group.bodies, p), local(&group.bodies, q)) {
                         (Some(lp), Some(lq)) => {
-                            w.held_by_body[k].push((lp, lq));
+                            w.held.by_body[k].push((lp, lq));
                             // The tracked points are in the bodies' own frames: the same
                             // ranges hold in the island's copy of `held_points` (none tracked
                             // if the pair were somehow missing: it is then measured).
-                            let tracked = self.held.get(&(p, q)).copied().unwrap_or((0, 0));
-                            w.held.insert((lp, lq), tracked);
+                            let tracked = self.held.pairs.get(&(p, q)).copied().unwrap_or((0, 0));
+                            w.held.pairs.insert((lp, lq), tracked);
                         }
                         // A fixed body's pairs with other islands' bodies (the local re-solves
                         // never start from a fixed body, so its list need not be whole).
@@ -178,17 +177,17 @@ impl World {
                     }
                 }
             }
-            w.last_axis.clear();
+            w.bounds.last_axis.clear();
             for &(a, b) in &group.pairs {
-                if let Some(&n) = self.last_axis.get(&(a, b)) {
+                if let Some(&n) = self.bounds.last_axis.get(&(a, b)) {
                     if let (Some(la), Some(lb)) = (local(&group.bodies, a), local(&group.bodies, b))
                     {
-                        w.last_axis.insert((la, lb), n);
+                        w.bounds.last_axis.insert((la, lb), n);
                     }
                 }
             }
-            w.later_bounds.clear();
-            w.resolves.clear();
+            w.bounds.later.clear();
+            w.held.resolves.clear();
             // The contact step's length adapts frame by frame (`World::adapt_step_length`) and
             // sets the local re-solves' h: the pooled world must use this step's, not the one
             // it was made with.
@@ -203,7 +202,7 @@ impl World {
         for ev in self.heap.events() {
             // Moved-out members are spares now: read what they were from the scratch.
             let owner = if s.fixed[ev.a as usize] { ev.b } else { ev.a };
-            let g = s.group_of[s.root[owner as usize] as usize];
+            let g = s.group_of[s.sets.root(owner as usize) as usize];
             if g == NONE {
                 ready = false; // cannot happen: every island with entries has a group
                 continue;
@@ -261,12 +260,12 @@ impl World {
                 let (a, b) = (at(la), at(lb));
                 self.deepest_at = (time, a.min(b), a.max(b));
             }
-            for (&(la, lb), &n) in &w.last_axis {
-                self.last_axis.insert((at(la), at(lb)), n);
+            for (&(la, lb), &n) in &w.bounds.last_axis {
+                self.bounds.last_axis.insert((at(la), at(lb)), n);
             }
-            for (&(la, lb), ev) in &w.later_bounds {
+            for (&(la, lb), ev) in &w.bounds.later {
                 let (a, b) = (at(la), at(lb));
-                self.later_bounds.insert((a, b), PairEvent { a, b, ..*ev });
+                self.bounds.later.insert((a, b), PairEvent { a, b, ..*ev });
             }
         }
         self.counts.parallel_loops += 1;
@@ -279,7 +278,7 @@ impl World {
         let n = self.bodies.len();
         // A body's limit: its swept box grown by as far as a reversal of its present motion
         // could take it over the step, plus ε_c and g·h² (scaled by `island_margin`).
-        let g = self.gravity.length();
+        let g = self.settings.gravity.length();
         s.fixed.clear();
         s.fixed
             .extend(self.bodies.iter().map(|b| b.motion == Motion::Fixed));
@@ -289,8 +288,9 @@ impl World {
                 s.limits.push(*bx);
             } else {
                 let speed = b.velocity.length() + b.rotation_radius * b.max_angular_speed;
-                let margin = 2.0 * h * speed + self.epsilon + g * h * h;
-                s.limits.push(bx.grown(self.island_margin * margin));
+                let margin = 2.0 * h * speed + self.settings.epsilon + g * h * h;
+                s.limits
+                    .push(bx.grown(self.settings.island_margin * margin));
             }
         }
         // Islands: moving and sleeping bodies joined through overlapping limits.
@@ -299,8 +299,7 @@ impl World {
         for i in 0..n {
             s.grid.insert(i, &s.limits[i]);
         }
-        s.root.clear();
-        s.root.extend(0..n as u32);
+        s.sets.reset(n);
         s.pairs.clear();
         let mut cand = std::mem::take(&mut s.candidates);
         for i in 0..n {
@@ -315,25 +314,19 @@ impl World {
                 }
                 s.pairs.push(((i as u32).min(j), (i as u32).max(j)));
                 if !j_fixed {
-                    let (ri, rj) = (find(&mut s.root, i as u32), find(&mut s.root, j));
-                    if ri != rj {
-                        s.root[ri.max(rj) as usize] = ri.min(rj);
-                    }
+                    s.sets.union(i as u32, j);
                 }
             }
         }
         s.candidates = cand;
-        for i in 0..n as u32 {
-            let r = find(&mut s.root, i);
-            s.root[i as usize] = r;
-        }
+        s.sets.flatten();
         // Heap entries per island; one island with most of them is not worth threads.
         s.events.clear();
         s.events.resize(n, 0);
         let mut total = 0u64;
         for ev in self.heap.events() {
             let owner = if s.fixed[ev.a as usize] { ev.b } else { ev.a };
-            s.events[s.root[owner as usize] as usize] += 1;
+            s.events[s.sets.root(owner as usize) as usize] += 1;
             total += 1;
         }
         let mut islands: Vec<(u32, u32)> = (0..n as u32)
@@ -365,7 +358,7 @@ impl World {
         }
         for i in 0..n {
             if !s.fixed[i] {
-                let g = s.group_of[s.root[i] as usize];
+                let g = s.group_of[s.sets.root(i) as usize];
                 if g != NONE {
                     s.groups[g as usize].bodies.push(i);
                 }
@@ -374,7 +367,7 @@ impl World {
         for &(a, b) in &s.pairs {
             let a_fixed = s.fixed[a as usize];
             let mover = if a_fixed { b } else { a };
-            let g = s.group_of[s.root[mover as usize] as usize];
+            let g = s.group_of[s.sets.root(mover as usize) as usize];
             if g == NONE {
                 continue;
             }
@@ -396,22 +389,41 @@ impl World {
     /// An empty world with this one's settings, for a group of islands.
     fn blank_like(&self) -> World {
         World {
-            materials: self.materials.clone(),
-            gravity: self.gravity,
-            frame_period: self.frame_period,
-            epsilon: self.epsilon,
-            micro_speed: self.micro_speed,
-            min_return_time: self.min_return_time,
-            sleep_time: self.sleep_time,
-            rest_distance: self.rest_distance,
-            wake_speed: self.wake_speed,
-            resting_mode: self.resting_mode,
+            // Never split again; empty buffers, no stages.
+            settings: Settings {
+                parallel_islands: false,
+                ..self.settings.clone()
+            },
             contact_step: self.contact_step,
-            contact_sweeps: self.contact_sweeps,
-            shock_sweeps: self.shock_sweeps,
-            island_margin: self.island_margin,
-            // Never split again (`parallel_islands` false); empty buffers, no stages.
             ..World::default()
         }
+    }
+
+    /// Records the largest island of the step: awake dynamic bodies joined by broad-phase pairs
+    /// of two such bodies (fixed, kinematic and sleeping bodies pass no impulse on, so they join
+    /// nothing). Bodies of different islands cannot touch before the step ends, so each island
+    /// could run its own event loop; the largest one bounds what that could gain.
+    pub(super) fn note_islands(&mut self, pairs: &[(usize, usize)]) {
+        let n = self.bodies.len();
+        let s = &mut self.islands;
+        s.sets.reset(n);
+        for &(a, b) in pairs {
+            if self.bodies[a].is_awake_dynamic() && self.bodies[b].is_awake_dynamic() {
+                s.sets.union(a as u32, b as u32);
+            }
+        }
+        s.sizes.clear();
+        s.sizes.resize(n, 0);
+        let mut largest = 0;
+        for i in 0..n {
+            if self.bodies[i].is_awake_dynamic() {
+                let r = s.sets.find(i as u32) as usize;
+                s.sizes[r] += 1;
+                largest = largest.max(s.sizes[r]);
+            }
+        }
+        self.counts.largest_island = self.counts.largest_island.max(largest as u64);
+        self.counts.largest_island_sum += largest as u64;
+        self.counts.island_steps += 1;
     }
 }

@@ -1,4 +1,4 @@
-//! Broad phase: which swept boxes overlap (Mirtich & Canny 1994, §3.2).
+//! The host's broad phase, a hash grid: which swept boxes overlap (Mirtich & Canny 1994, §3.2).
 //!
 //! A uniform hash grid over the frame's swept boxes answers both questions the event loop asks:
 //! all overlapping pairs at the start of a frame, and, after a collision changed one body's box,
@@ -20,7 +20,7 @@ const LARGE_CELLS: f64 = 8.0;
 
 /// A uniform hash grid with an overflow list for large boxes.
 #[derive(Default)]
-pub struct BroadPhase {
+pub struct HashGrid {
     inv_cell: f64,
     cells: FxHashMap<(i32, i32, i32), Vec<u32>>,
     large: Vec<u32>,
@@ -29,16 +29,16 @@ pub struct BroadPhase {
     /// a body in a microcollision train would pile duplicates into its cells every event).
     entered: Vec<Option<([i32; 3], [i32; 3])>>,
     /// The lower cell of each body's entries (of `entered`; compact, for
-    /// [`BroadPhase::overlapping_pairs`]).
+    /// [`HashGrid::overlapping_pairs`]).
     lower_cell: Vec<[i32; 3]>,
     /// Per-body query stamp, for de-duplicating candidates without a set.
     seen: Vec<u32>,
     stamp: u32,
 }
 
-impl BroadPhase {
+impl HashGrid {
     /// Empties the grid and sizes its cells for `boxes` (only those with `sized(i)` true count
-    /// towards the size: moving bodies). Afterwards insert each box with [`BroadPhase::insert`].
+    /// towards the size: moving bodies). Afterwards insert each box with [`HashGrid::insert`].
     pub fn reset(&mut self, boxes: &[Aabb], sized: impl Fn(usize) -> bool) {
         let mut extents: Vec<f64> = (0..boxes.len())
             .filter(|&i| sized(i) && boxes[i].max_extent().is_finite())
@@ -172,7 +172,7 @@ impl BroadPhase {
     }
 
     /// Every pair `(min, max)` of bodies whose boxes (in `boxes`, each inserted once since the
-    /// last [`BroadPhase::reset`], as they are now) overlap, queried from every body `i` with
+    /// last [`HashGrid::reset`], as they are now) overlap, queried from every body `i` with
     /// `leads(i)` and kept if `keep(i, j)`; a pair of two leading bodies is found once, from its
     /// higher index. Computed on all cores, into `out` (cleared first) in pair order, so the
     /// result does not depend on the thread count or the cell size.
@@ -209,7 +209,7 @@ impl BroadPhase {
         out.sort_unstable();
     }
 
-    /// The pairs that body `i` finds (see [`BroadPhase::overlapping_pairs`]), appended to `out`.
+    /// The pairs that body `i` finds (see [`HashGrid::overlapping_pairs`]), appended to `out`.
     fn pairs_from(
         &self,
         i: usize,
@@ -265,7 +265,7 @@ mod tests {
             min: DVec3::splat(-100.0),
             max: DVec3::new(100.0, 100.0, 0.5),
         });
-        let mut bp = BroadPhase::default();
+        let mut bp = HashGrid::default();
         bp.reset(&boxes, |_| true);
         for (i, b) in boxes.iter().enumerate() {
             bp.insert(i, b);

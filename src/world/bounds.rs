@@ -1,0 +1,323 @@
+//! The bound policy: which bound each pair gets and when it is measured again. Seeding a
+//! step's pairs (a bound kept from an earlier step while both trajectories are unchanged, else a
+//! first bound from [`super::pair_bound`]), the bound after a proximity query (the contact band's
+//! targets and hop returns), and the heap pushes. See `docs/design.md`, The contact band.
+
+use super::pair_bound::pair_axis_extents;
+use super::pair_bound::{axis_gap, first_bound, pair_band, pair_matters, AxisExtents, FirstBound};
+use super::{SimError, World};
+use crate::event_heap::{BoundKind, PairEvent};
+use crate::stages;
+use crate::toi_bound::DistanceBound;
+use glam::DVec3;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// The bounds kept across steps and the pairs' last separating axes.
+#[derive(Default)]
+pub(super) struct BoundStore {
+    /// Bounds that fell beyond the current step's end, kept per pair for the next steps: a
+    /// bound stays valid while both bodies keep the versions it was computed with (their
+    /// trajectories are unchanged), so a pair the step left alone is not bounded afresh.
+    pub(super) later: FxHashMap<(u32, u32), PairEvent>,
+    /// The previous step's `later`, consumed while seeding the next step.
+    pub(super) earlier: FxHashMap<(u32, u32), PairEvent>,
+    /// Per pair (a < b), the normal of its last proximity query: a separating axis to bound
+    /// the pair from when one of its bodies changes velocity (see [`World::push_bound`]).
+    pub(super) last_axis: FxHashMap<(u32, u32), DVec3>,
+    /// A step's pairs that need a first bound (with their place in the step's pairs), and
+    /// those bounds ([`World::seed_pairs`]).
+    pub(super) fresh_pairs: Vec<(usize, usize, usize)>,
+    pub(super) fresh_bounds: Vec<FirstBound>,
+}
+
+/// Fraction of ε_c a pair inside the contact band may close before it is measured again when no
+/// hop return can be bounded (see the module doc).
+pub(super) const BAND_STEP: f64 = 1.0 / 16.0;
+
+/// Gap below which a pair in the band steps by a fixed `ZENO_GAP`·ε_c ([`World::band_target`]).
+pub(super) const ZENO_GAP: f64 = 1e-3;
+
+/// Last axes kept beyond twice a step's pairs before they are pruned (see
+/// [`World::prune_last_axes`]).
+pub(super) const AXIS_SLACK: usize = 1024;
+
+impl World {
+    /// The contact band of pair (a, b): ε_c, or `HELD_BAND`·ε_c while a contact step holds it.
+    pub(super) fn band(&self, a: usize, b: usize) -> f64 {
+        pair_band(&self.held.pairs, self.settings.epsilon, a, b)
+    }
+
+    /// The gap of pair (a, b) along its last separating axis at the bodies' present states, if
+    /// both are convex and the pair has one (see the free function `axis_gap`).
+    pub(super) fn axis_gap(&self, a: usize, b: usize) -> Option<f64> {
+        axis_gap(&self.bodies, &self.bounds.last_axis, a, b)
+    }
+
+    /// The extents of a (from below) and b (from above) along the axis `n` (from b to a), for
+    /// an [`EnvelopeBound`].
+    pub(super) fn axis_extents(&self, a: usize, b: usize, n: DVec3, horizon: f64) -> AxisExtents {
+        pair_axis_extents(
+            &self.bodies[a],
+            &self.bodies[b],
+            self.settings.gravity,
+            n,
+            horizon,
+        )
+    }
+
+    /// A pair needs bounds if one of its bodies moves and one can be pushed or woken.
+    pub(super) fn pair_matters(&self, i: usize, j: usize) -> bool {
+        pair_matters(&self.bodies[i], &self.bodies[j])
+    }
+
+    /// Pushes a bound for pair (a, b), both at time `t`, without a proximity query: along the
+    /// pair's last separating axis when both are convex and that far apart along it (the gap
+    /// along any axis never exceeds the distance, by the separating-axis theorem, so the
+    /// envelope bound of [`Self::push_fine`] from that gap is conservative), else from the
+    /// bounding spheres. After an impulse every pair around the body needs a new bound; most
+    /// of them are still well apart along the axis they were last measured on, and are spared
+    /// the query the sphere bound would trigger at once.
+    pub(super) fn push_bound(&mut self, a: usize, b: usize, t: f64) {
+        let axis = self.bounds.last_axis.get(&(a as u32, b as u32)).copied();
+        let band = self.band(a, b);
+        let bound = first_bound(
+            &self.bodies[a],
+            &self.bodies[b],
+            axis,
+            self.settings.gravity,
+            self.settings.epsilon,
+            band,
+            self.frame_end - t,
+        );
+        self.push_first_bound(a, b, t, bound);
+    }
+
+    /// Pushes pair (a, b)'s first bound `bound`, computed at time `t`, and counts it.
+    pub(super) fn push_first_bound(&mut self, a: usize, b: usize, t: f64, bound: FirstBound) {
+        let (dt, keep) = match bound {
+            FirstBound::Axis(dt, keep) => {
+                self.counts.axis_bounds += 1;
+                (dt, keep)
+            }
+            FirstBound::Spheres(dt) | FirstBound::Stage(dt) => (dt, true),
+            FirstBound::None => return,
+        };
+        self.counts.toi_bounds += 1;
+        self.push_kept(a, b, t + dt, BoundKind::Coarse, keep);
+    }
+
+    pub(super) fn push(&mut self, a: usize, b: usize, time: f64, kind: BoundKind) {
+        self.push_kept(a, b, time, kind, true);
+    }
+
+    /// Pushes a bound that holds from now until `time`; one beyond the step's end is kept for
+    /// the next steps if `keep`.
+    pub(super) fn push_kept(&mut self, a: usize, b: usize, time: f64, kind: BoundKind, keep: bool) {
+        #[cfg(test)]
+        self.watch_pushed(a, b);
+        let event = PairEvent {
+            time,
+            a: a as u32,
+            b: b as u32,
+            version_a: self.bodies[a].version,
+            version_b: self.bodies[b].version,
+            kind,
+        };
+        if time < self.frame_end {
+            self.heap.push(event);
+        } else if keep {
+            self.bounds.later.insert((a as u32, b as u32), event);
+        }
+    }
+
+    /// Pushes a bound for (a, b) from the proximity just measured (`d`, `self.points`).
+    pub(super) fn push_fine(&mut self, a: usize, b: usize, d: f64, t: f64) {
+        self.counts.toi_bounds += 1;
+        let eps = self.band(a, b);
+        let within = d <= eps;
+        // A held pair approaching inside its band was just re-solved (or found to need no
+        // impulse: its step-mean motion keeps it apart); it is bounded like any other.
+        if within && eps >= self.settings.epsilon {
+            let approaching = self
+                .points
+                .iter()
+                .filter(|p| p.separation <= eps)
+                .any(|p| self.normal_speed(a, b, p) < -1e-12);
+            if approaching {
+                self.push(a, b, t, BoundKind::Fine);
+                return;
+            }
+        }
+        let n = self.points.first().map_or(DVec3::Z, |p| p.normal);
+        let mut lasting = true;
+        let dt = if self.bodies[a].convex && self.bodies[b].convex {
+            let extents = self.axis_extents(a, b, n, self.frame_end - t);
+            lasting = extents.lasting();
+            // The envelope's own value now; it may differ from the measured distance by the
+            // rounding of the two geometric routes, so targets are set relative to it.
+            let gap = extents.envelope().gap();
+            self.schedule(
+                d,
+                eps,
+                |x| extents.time_to(gap + (x - d)),
+                || extents.return_time(gap),
+            )
+        } else {
+            let (ma, mb) = (
+                self.bodies[a].motion_bound(self.settings.gravity),
+                self.bodies[b].motion_bound(self.settings.gravity),
+            );
+            let bound = DistanceBound::isotropic(d, &ma, &mb);
+            self.schedule(d, eps, |x| bound.time_to(x), || bound.return_time())
+        };
+        // Only a bound from outside the band is kept across steps: a pair inside it is
+        // measured afresh at every step start, as when no bound was kept at all (the band's
+        // small steps track a resting contact, and re-measuring it then costs little).
+        self.push_kept(a, b, t + dt, BoundKind::Fine, d > eps && lasting);
+    }
+
+    /// When to measure a pair at distance `d` again, given its bound as `reach(x)` (the first
+    /// time the distance can be down to `x`) and `back` (when it can first come back down to
+    /// `d`, evaluated only when needed): farther than ε_c, when it could reach ε_c/2; inside the contact band, at the hop's
+    /// landing if that is not implausibly soon, else after a band step (see the module doc).
+    pub(super) fn schedule(
+        &mut self,
+        d: f64,
+        eps: f64,
+        reach: impl Fn(f64) -> f64,
+        back: impl FnOnce() -> f64,
+    ) -> f64 {
+        if d > eps {
+            return reach(eps / 2.0);
+        }
+        // Only inside the band is the return time needed (it costs as much as `reach`).
+        let back = back();
+        if back > 0.0 && back >= self.settings.min_return_time {
+            back
+        } else {
+            self.counts.band_steps += 1;
+            reach(Self::band_target(d, eps))
+        }
+    }
+
+    /// Where a pair inside the contact band may be allowed to get before it is measured again:
+    /// ε_c/16 closer, but never more than half way to contact while apart, so no sequence of
+    /// such steps can push a pair into overlap. Within `ZENO_GAP`·ε_c of contact the target is
+    /// that much closer instead (an overlap of at most 1 µm at ε_c = 1 mm): halving the gap
+    /// there is Zeno's sequence, while a fixed step takes at least sqrt(2·ZENO_GAP·ε_c/g)
+    /// (0.45 ms). See `docs/design.md`, The contact band.
+    pub(super) fn band_target(gap: f64, eps: f64) -> f64 {
+        if gap > eps * ZENO_GAP {
+            (gap - eps * BAND_STEP).max(0.5 * gap)
+        } else if gap > 0.0 {
+            gap - eps * ZENO_GAP
+        } else {
+            // Already touching (rounding) or overlapping and not approaching: a small step
+            // that still guarantees progress.
+            gap - eps * BAND_STEP / 4.0
+        }
+    }
+
+    /// The bound kept from an earlier step for pair (a, b), if both bodies still have the
+    /// versions it was computed with; taken out of the cache either way.
+    pub(super) fn earlier_bound(&mut self, a: usize, b: usize) -> Option<PairEvent> {
+        let ev = self.bounds.earlier.remove(&(a as u32, b as u32))?;
+        (ev.version_a == self.bodies[a].version && ev.version_b == self.bodies[b].version)
+            .then_some(ev)
+    }
+
+    /// Seeds the heap for step [t0, t1] (every body at t0): swept boxes and broad phase on the
+    /// host or through the data-parallel stages, then each pair's bound. A pair whose bodies
+    /// kept their trajectories since an earlier step keeps that step's bound (still a valid
+    /// lower bound); only the others are bounded afresh.
+    pub(super) fn seed_step(&mut self, t0: f64, t1: f64) -> Result<(), SimError> {
+        self.begin_seeding();
+        if self.stages.is_some() {
+            self.seed_frame_with_stages(t0, t1)?;
+        } else {
+            let pairs = self.collect_pairs(t1 - t0);
+            self.counts.broad_phase_pairs += pairs.len() as u64;
+            self.note_islands(&pairs);
+            self.seed_pairs(&pairs, None, t0);
+        }
+        self.bounds.earlier.clear();
+        Ok(())
+    }
+
+    /// Starts seeding a step: last step's kept bounds become the ones to draw from.
+    pub(super) fn begin_seeding(&mut self) {
+        std::mem::swap(&mut self.bounds.earlier, &mut self.bounds.later);
+        self.bounds.later.clear();
+    }
+
+    /// Seeds the heap with the step's pairs (every body at `t0`): a pair whose bodies kept their
+    /// trajectories since an earlier step keeps that step's bound (still a valid lower bound);
+    /// the others get a first bound ([`World::push_bound`]'s), computed on all cores (they are
+    /// independent) and pushed in pair order, so the heap is the same on any number of threads.
+    ///
+    /// With `stage_bounds` (the GPU or CPU-twin stages' f32 bound of each pair, from now), a
+    /// pair never measured takes its stage bound instead of the bounding spheres'.
+    pub(super) fn seed_pairs(
+        &mut self,
+        pairs: &[(usize, usize)],
+        stage_bounds: Option<&[f32]>,
+        t0: f64,
+    ) {
+        use rayon::prelude::*;
+        self.prune_last_axes(pairs);
+        let mut fresh = std::mem::take(&mut self.bounds.fresh_pairs);
+        fresh.clear();
+        for (k, &(a, b)) in pairs.iter().enumerate() {
+            if let Some(ev) = self.earlier_bound(a, b) {
+                self.counts.kept_bounds += 1;
+                self.push(a, b, ev.time, ev.kind);
+            } else {
+                fresh.push((a, b, k));
+            }
+        }
+        let mut bounds = std::mem::take(&mut self.bounds.fresh_bounds);
+        bounds.clear();
+        let (bodies, last_axis, held) = (&self.bodies, &self.bounds.last_axis, &self.held.pairs);
+        let (gravity, epsilon) = (self.settings.gravity, self.settings.epsilon);
+        let horizon = self.frame_end - t0;
+        bounds.par_extend(fresh.par_iter().with_min_len(256).map(|&(a, b, k)| {
+            let axis = last_axis.get(&(a as u32, b as u32)).copied();
+            match (axis, stage_bounds) {
+                (None, Some(stage)) if stage[k] == stages::TOI_NONE => FirstBound::None,
+                // The f32 bound is already padded; shave a relative 1e-6 more for the f64 add.
+                (None, Some(stage)) => {
+                    FirstBound::Stage((f64::from(stage[k]) * (1.0 - 1e-6)).max(0.0))
+                }
+                _ => {
+                    let band = pair_band(held, epsilon, a, b);
+                    first_bound(
+                        &bodies[a], &bodies[b], axis, gravity, epsilon, band, horizon,
+                    )
+                }
+            }
+        }));
+        for (&(a, b, _), &bound) in fresh.iter().zip(&bounds) {
+            self.push_first_bound(a, b, t0, bound);
+        }
+        self.bounds.fresh_pairs = fresh;
+        self.bounds.fresh_bounds = bounds;
+    }
+
+    /// Forgets the last axes of pairs that are not among a step's broad-phase `pairs`, once
+    /// the axes outnumber those pairs twice over (plus `AXIS_SLACK`): bodies that parted far
+    /// would otherwise keep an entry each for the rest of the run, a store that grows without
+    /// bound in a long run of a flowing scene. Amortised, this costs O(1) per measurement; a
+    /// pair that meets again starts from its bounding spheres, as a pair never measured does
+    /// (any axis gives a conservative bound, so which one a pair has changes no exactness).
+    pub(super) fn prune_last_axes(&mut self, pairs: &[(usize, usize)]) {
+        if self.bounds.last_axis.len() <= 2 * pairs.len() + AXIS_SLACK {
+            return;
+        }
+        let current: FxHashSet<(u32, u32)> =
+            pairs.iter().map(|&(a, b)| (a as u32, b as u32)).collect();
+        self.bounds
+            .last_axis
+            .retain(|pair, _| current.contains(pair));
+        self.counts.pruned_axes += 1;
+    }
+}

@@ -1,0 +1,178 @@
+//! Building a world from a scene: mass properties and principal frames, colliders, the
+//! per-vertex bound's vertices, and the check that no two bodies overlap at the start.
+
+use super::settings::Settings;
+use super::{Counts, World};
+use crate::body::Body;
+use crate::mass_properties::{mass_properties, principal_axes};
+use crate::narrow_phase::{box_corners, Collider, Pose};
+use crate::scene::Motion;
+use crate::scene::{MassSpec, Scene, SceneError};
+use crate::shape::Shape;
+use glam::{DQuat, DVec3};
+
+/// Body-frame vertices of a polytope shape for the per-vertex TOI bound (see
+/// [`crate::toi_bound::EnvelopeBound`]); empty for curved shapes and large hulls.
+pub(super) fn bound_vertices(shape: &Shape, shape_to_body: &Pose) -> Vec<DVec3> {
+    match shape {
+        Shape::Box { half_extents } => box_corners(
+            shape_to_body.position,
+            shape_to_body.orientation,
+            *half_extents,
+        )
+        .to_vec(),
+        Shape::Convex { vertices } if vertices.len() <= crate::body::MAX_BOUND_VERTICES => vertices
+            .iter()
+            .map(|v| shape_to_body.position + shape_to_body.orientation * *v)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+pub(super) fn scene_error(
+    scene: &Scene,
+    body: &crate::scene::BodySpec,
+    msg: impl std::fmt::Display,
+) -> SceneError {
+    let _ = scene;
+    SceneError {
+        message: format!("{}: body \"{}\": {}", body.origin, body.name, msg),
+    }
+}
+
+impl World {
+    /// Builds the world from a validated scene: mass properties, principal frames, colliders,
+    /// and a check that no two bodies overlap at the start.
+    pub fn new(scene: &Scene) -> Result<World, SceneError> {
+        let materials = scene.material_table()?;
+        let mut bodies = Vec::with_capacity(scene.bodies.len());
+        for spec in &scene.bodies {
+            let material = materials.index(&spec.material).ok_or_else(|| {
+                scene_error(
+                    scene,
+                    spec,
+                    format!("unknown material \"{}\"", spec.material),
+                )
+            })?;
+            let is_plane = matches!(spec.shape, Shape::Plane { .. });
+            if is_plane && spec.motion != Motion::Fixed {
+                return Err(scene_error(scene, spec, "a plane must be a fixed body"));
+            }
+            // Body frame: centre of mass and principal axes for dynamic bodies; the shape frame
+            // itself for fixed and kinematic ones (a kinematic body spins about its own origin).
+            let (com, axes, inv_mass, inertia) = if spec.motion == Motion::Dynamic {
+                let unit =
+                    mass_properties(&spec.shape, 1.0).map_err(|e| scene_error(scene, spec, e))?;
+                let mass = match spec.mass {
+                    MassSpec::Mass(m) => m,
+                    MassSpec::Density(rho) => rho * unit.mass,
+                };
+                let scale = mass / unit.mass;
+                let (moments, axes) = principal_axes(unit.inertia * scale);
+                let moments = spec.inertia.unwrap_or(moments);
+                let valid = mass > 0.0
+                    && mass.is_finite()
+                    && moments.min_element() > 0.0
+                    && moments.is_finite();
+                if !valid {
+                    return Err(scene_error(
+                        scene,
+                        spec,
+                        format!("mass {mass} and inertia {moments} must be finite and > 0"),
+                    ));
+                }
+                (unit.center_of_mass, axes, 1.0 / mass, moments)
+            } else {
+                (DVec3::ZERO, DQuat::IDENTITY, 0.0, DVec3::INFINITY)
+            };
+            let shape_to_body = Pose {
+                position: axes.inverse() * -com,
+                orientation: axes.inverse(),
+            };
+            let collider = Collider::new(&spec.shape, shape_to_body)
+                .map_err(|e| scene_error(scene, spec, e))?;
+            let q_user = spec.orientation.normalize();
+            let offset = q_user * com;
+            let mut body = Body {
+                name: spec.name.clone(),
+                motion: spec.motion,
+                time: 0.0,
+                position: spec.position + offset,
+                orientation: (q_user * axes).normalize(),
+                velocity: if spec.motion == Motion::Fixed {
+                    DVec3::ZERO
+                } else {
+                    spec.velocity + spec.angular_velocity.cross(offset)
+                },
+                angular_velocity: if spec.motion == Motion::Fixed {
+                    DVec3::ZERO
+                } else {
+                    spec.angular_velocity
+                },
+                inv_mass,
+                inertia,
+                inv_inertia: if spec.motion == Motion::Dynamic {
+                    1.0 / inertia
+                } else {
+                    DVec3::ZERO
+                },
+                version: 0,
+                max_angular_speed: 0.0,
+                bounding_radius: collider.bounding_radius(),
+                rotation_radius: collider.rotation_radius(),
+                convex: !matches!(spec.shape, Shape::Compound { .. }),
+                vertices: bound_vertices(&spec.shape, &shape_to_body),
+                collider,
+                material,
+                com_in_shape: com,
+                principal_axes: axes,
+                asleep: false,
+                rest_anchor: (DVec3::ZERO, DQuat::IDENTITY, 0.0),
+                supported_at: f64::NEG_INFINITY,
+            };
+            body.rest_anchor = (body.position, body.orientation, 0.0);
+            body.refresh_bounds();
+            bodies.push(body);
+        }
+        let mut world = World {
+            bodies,
+            settings: Settings::new(&scene.world, materials),
+            contact_step: scene.world.contact_step,
+            // Time 0, empty heap, grid and buffers, no stages.
+            ..World::default()
+        };
+        world.check_initial_overlaps(scene)?;
+        Ok(world)
+    }
+
+    /// Reports the first pair of bodies that overlap at t = 0, by name.
+    pub(super) fn check_initial_overlaps(&mut self, scene: &Scene) -> Result<(), SceneError> {
+        let pairs = self.collect_pairs(0.0);
+        let mut overlaps = Vec::new();
+        for (a, b) in pairs {
+            let d = self.measure(a, b);
+            if d < -1e-9 {
+                overlaps.push(format!(
+                    "\"{}\" and \"{}\" overlap by {:.3e} m",
+                    self.bodies[a].name, self.bodies[b].name, -d
+                ));
+            }
+        }
+        self.counts = Counts::default();
+        if overlaps.is_empty() {
+            Ok(())
+        } else {
+            let n = overlaps.len();
+            overlaps.truncate(10);
+            Err(SceneError {
+                message: format!(
+                    "{}: {} pair(s) of bodies overlap at t = 0: {}{}",
+                    scene.source.display(),
+                    n,
+                    overlaps.join("; "),
+                    if n > 10 { "; …" } else { "" }
+                ),
+            })
+        }
+    }
+}

@@ -1,0 +1,361 @@
+//! A popped pair's event: the proximity query, the collision response (Mirtich & Canny 1994 §4:
+//! frictional impulses, microcollisions, several points at once) and the re-bounding of every
+//! pair whose bodies an impulse changed.
+
+use super::{SimError, World};
+use crate::body::Body;
+use crate::collision_impulse::{
+    collision_frame, collision_impulse, collision_matrix, ContactLaw, ImpulseKind,
+};
+use crate::narrow_phase::{proximity, ContactPoint};
+use crate::scene::RestingContactMode;
+use glam::{DMat3, DVec3};
+
+/// One point of a simultaneous microcollision: the point, the target relative velocity, the
+/// inverse collision matrix and the impulse accumulated so far.
+pub(super) type MicroRow = (ContactPoint, DVec3, DMat3, DVec3);
+
+/// Proximity of two bodies at their current poses ([`proximity`] on their colliders).
+pub(super) fn body_proximity(a: &Body, b: &Body, margin: f64, out: &mut Vec<ContactPoint>) -> f64 {
+    proximity(&a.collider, &a.pose(), &b.collider, &b.pose(), margin, out)
+}
+
+impl World {
+    /// Handles a popped, current entry: both bodies are at `t`.
+    pub(super) fn process_pair(&mut self, a: usize, b: usize, t: f64) -> Result<(), SimError> {
+        let d = self.measure(a, b);
+        let eps = self.band(a, b);
+        if d <= eps && (self.bodies[a].asleep || self.bodies[b].asleep) {
+            // An impact faster than a microcollision train wakes the sleeper (§4.2).
+            let approach = self
+                .points
+                .iter()
+                .filter(|p| p.separation <= eps)
+                .map(|p| -self.normal_speed(a, b, p))
+                .fold(0.0, f64::max);
+            if approach > self.settings.wake_speed {
+                for i in [a, b] {
+                    if self.bodies[i].asleep {
+                        self.wake_up(i, t);
+                    }
+                }
+            }
+        }
+        if d <= eps && self.settings.resting_mode == RestingContactMode::Constraints {
+            if self.resolve_held(a, b, t) {
+                for i in [a, b] {
+                    if !self.bodies[i].is_finite() {
+                        return Err(self.non_finite(i, t));
+                    }
+                }
+            } else {
+                self.push_fine(a, b, d, t);
+            }
+            return Ok(());
+        }
+        if d <= eps && self.resolve_contacts(a, b, eps) {
+            for i in [a, b] {
+                if !self.bodies[i].is_finite() {
+                    return Err(self.non_finite(i, t));
+                }
+            }
+            self.rebound_after_change(a, b, t, &[]);
+        } else {
+            self.push_fine(a, b, d, t);
+        }
+        Ok(())
+    }
+
+    /// Normal relative velocity of the contact point (negative: approaching).
+    pub(super) fn normal_speed(&self, a: usize, b: usize, p: &ContactPoint) -> f64 {
+        let u =
+            self.bodies[a].point_velocity(p.position) - self.bodies[b].point_velocity(p.position);
+        u.dot(p.normal)
+    }
+
+    /// Applies collision impulses at the approaching contact points of `self.points`, until none
+    /// approaches. Returns true if any impulse was applied.
+    ///
+    /// When several manifold points approach at once (a face or an edge landing or resting), the
+    /// first impulse acts at their centroid with their mean normal: the resultant of a pressure
+    /// spread over the face. Taking the corners one by one instead couples each corner's normal
+    /// and tangential motion through the rotation terms of `M`, so the velocity-reversing
+    /// microcollision impulse leaves the friction cone and a block on a slope creeps. Any point
+    /// still approaching afterwards is then resolved on its own, most approaching first.
+    pub(super) fn resolve_contacts(&mut self, a: usize, b: usize, eps: f64) -> bool {
+        let material = self
+            .settings
+            .materials
+            .pair(self.bodies[a].material, self.bodies[b].material);
+        let law = ContactLaw {
+            friction: material.friction,
+            restitution: material.restitution,
+            micro_speed: self.settings.micro_speed,
+        };
+        let mut points = std::mem::take(&mut self.points);
+        points.retain(|p| p.separation <= eps);
+        let mut any = false;
+        let (mut sum, mut normal, mut count, mut all_micro) = (DVec3::ZERO, DVec3::ZERO, 0, true);
+        for p in &points {
+            let un = self.normal_speed(a, b, p);
+            if un < -1e-12 {
+                sum += p.position;
+                normal += p.normal;
+                count += 1;
+                all_micro &= -un < self.settings.micro_speed;
+            }
+        }
+        if count >= 2 && all_micro {
+            any |= self.simultaneous_microcollision(a, b, &points, &law);
+        } else if count >= 2 && normal.length() > 1e-9 {
+            let centroid = ContactPoint {
+                position: sum / count as f64,
+                separation: 0.0,
+                normal: normal.normalize(),
+            };
+            any |= self.apply_collision(a, b, &centroid, &law);
+        }
+        let cap = 8 * points.len().max(1);
+        for iteration in 0..=cap {
+            let mut worst = None;
+            let mut worst_un = -1e-12;
+            for (k, p) in points.iter().enumerate() {
+                let un = self.normal_speed(a, b, p);
+                if un < worst_un {
+                    worst_un = un;
+                    worst = Some(k);
+                }
+            }
+            let Some(k) = worst else { break };
+            if iteration == cap {
+                self.counts.unresolved_contacts += 1;
+                break;
+            }
+            if !self.apply_collision(a, b, &points[k], &law) {
+                break;
+            }
+            any = true;
+        }
+        self.points = points;
+        if any {
+            for i in [a, b] {
+                self.bodies[i].refresh_bounds();
+            }
+        }
+        any
+    }
+
+    /// A microcollision at several points at once (§4.5 extended to a face or an edge): the
+    /// impulses that reverse the relative velocity of every approaching contact point together,
+    /// found by projected Gauss–Seidel over accumulated per-point impulses kept inside their
+    /// friction cones (Bender & Schmitt 2006, §3.2, with Mirtich's reversal as the target). For a
+    /// block whose contact face is translating and turning, full reversal means `v → −v`,
+    /// `ω → −ω`: no work and no net drift, so a block inside its friction angle stays put. Where
+    /// the cones cannot hold the reversal, the clamped impulses are sliding friction. Falls back
+    /// (returns false, nothing applied) if the result would add kinetic energy.
+    pub(super) fn simultaneous_microcollision(
+        &mut self,
+        a: usize,
+        b: usize,
+        points: &[ContactPoint],
+        law: &ContactLaw,
+    ) -> bool {
+        const ITERATIONS: usize = 24;
+        let saved = [
+            (self.bodies[a].velocity, self.bodies[a].angular_velocity),
+            (self.bodies[b].velocity, self.bodies[b].angular_velocity),
+        ];
+        let energy_before = self.bodies[a].kinetic_energy() + self.bodies[b].kinetic_energy();
+        let rel = |w: &World, p: &ContactPoint| {
+            w.bodies[a].point_velocity(p.position) - w.bodies[b].point_velocity(p.position)
+        };
+        // A reusable buffer: no allocation in the event loop.
+        let mut active = std::mem::take(&mut self.micro_rows);
+        active.clear();
+        for p in points {
+            let u = rel(self, p);
+            if u.dot(p.normal) < -1e-12 {
+                let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
+                let k = collision_matrix(
+                    ba.effective_inv_mass(),
+                    &ba.inv_inertia_world(),
+                    p.position - ba.position,
+                    bb.effective_inv_mass(),
+                    &bb.inv_inertia_world(),
+                    p.position - bb.position,
+                );
+                active.push((*p, -u, k.inverse(), DVec3::ZERO));
+            }
+        }
+        for _ in 0..ITERATIONS {
+            for (p, target, k_inv, acc) in active.iter_mut() {
+                let u = rel(self, p);
+                let mut next = *acc + *k_inv * (*target - u);
+                let pn = next.dot(p.normal).max(0.0);
+                let mut pt = next - next.dot(p.normal) * p.normal;
+                let limit = law.friction * pn;
+                if pt.length() > limit {
+                    pt *= limit / pt.length();
+                }
+                next = pn * p.normal + pt;
+                let delta = next - *acc;
+                self.bodies[a].apply_impulse(delta, p.position);
+                self.bodies[b].apply_impulse(-delta, p.position);
+                *acc = next;
+            }
+        }
+        let energy_after = self.bodies[a].kinetic_energy() + self.bodies[b].kinetic_energy();
+        // Written so that a NaN energy also counts as a gain and falls back.
+        let kept = energy_after <= energy_before * (1.0 + 1e-9) + 1e-15;
+        let first_normal = active.first().map(|r| r.0.normal);
+        self.micro_rows = active;
+        if !kept {
+            (self.bodies[a].velocity, self.bodies[a].angular_velocity) = saved[0];
+            (self.bodies[b].velocity, self.bodies[b].angular_velocity) = saved[1];
+            return false;
+        }
+        self.counts.microcollisions += 1;
+        if let Some(n) = first_normal {
+            self.note_support(a, b, n);
+        }
+        true
+    }
+
+    /// One collision of a and b at contact point `p` (§4): the collision matrix in the collision
+    /// frame, the impulse from [`collision_impulse`], applied equal and opposite.
+    pub(super) fn apply_collision(
+        &mut self,
+        a: usize,
+        b: usize,
+        p: &ContactPoint,
+        law: &ContactLaw,
+    ) -> bool {
+        let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
+        let (ra, rb) = (p.position - ba.position, p.position - bb.position);
+        let k_world = collision_matrix(
+            ba.effective_inv_mass(),
+            &ba.inv_inertia_world(),
+            ra,
+            bb.effective_inv_mass(),
+            &bb.inv_inertia_world(),
+            rb,
+        );
+        let frame = collision_frame(p.normal);
+        let m = frame.transpose() * k_world * frame;
+        let u = frame.transpose() * (ba.point_velocity(p.position) - bb.point_velocity(p.position));
+        let result = collision_impulse(&m, u, law);
+        match result.kind {
+            ImpulseKind::Separating => return false,
+            ImpulseKind::Micro => self.counts.microcollisions += 1,
+            ImpulseKind::Full => self.counts.collisions += 1,
+        }
+        let impulse = frame * result.impulse;
+        self.bodies[a].apply_impulse(impulse, p.position);
+        self.bodies[b].apply_impulse(-impulse, p.position);
+        self.note_support(a, b, p.normal);
+        true
+    }
+
+    /// After a and b changed velocity at time t, and the bodies of `also` (ascending, perhaps
+    /// including a or b) with them: new versions, new swept boxes, and new bounds for every
+    /// pair whose boxes now overlap.
+    pub(super) fn rebound_after_change(&mut self, a: usize, b: usize, t: f64, also: &[usize]) {
+        let mut changed = std::mem::take(&mut self.changed_bodies);
+        changed.clear();
+        changed.extend(
+            [a, b]
+                .into_iter()
+                .chain(also.iter().copied())
+                .filter(|&i| self.bodies[i].is_awake_dynamic()),
+        );
+        changed.sort_unstable();
+        changed.dedup();
+        self.renew_boxes(&changed, t);
+        // The colliding pair itself: positions are unchanged, so re-measure is cheap and exact.
+        let d = self.measure(a, b);
+        self.push_fine(a, b, d, t);
+        self.bound_neighbours(&changed, t, Some((a, b)));
+        self.changed_bodies = changed;
+    }
+
+    /// After the bodies `changed` (ascending) changed velocity at time `t`: new versions, new
+    /// swept boxes, and coarse bounds for every pair their boxes now overlap. All versions are
+    /// bumped first, so a pair of two changed bodies is bounded once, with both new
+    /// trajectories (bounding it from each side would leave the first entry stale at once).
+    pub(super) fn rebound_bodies(&mut self, changed: &[usize], t: f64) {
+        self.renew_boxes(changed, t);
+        self.bound_neighbours(changed, t, None);
+    }
+
+    /// New versions and swept boxes (from `t` to the step's end) for the awake dynamic bodies
+    /// of `changed`: their bounds so far are stale.
+    pub(super) fn renew_boxes(&mut self, changed: &[usize], t: f64) {
+        for &i in changed {
+            if self.bodies[i].is_awake_dynamic() {
+                self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
+                let bx = self.body_box(i, self.frame_end - t);
+                self.set_box(i, bx);
+            }
+        }
+    }
+
+    /// Coarse bounds at `t` for every pair that an awake dynamic body of `changed` (ascending,
+    /// boxes renewed) forms with a body its box now overlaps, each pair once, except the pair
+    /// `except` (bounded by the caller).
+    pub(super) fn bound_neighbours(
+        &mut self,
+        changed: &[usize],
+        t: f64,
+        except: Option<(usize, usize)>,
+    ) {
+        debug_assert!(changed.windows(2).all(|w| w[0] < w[1]));
+        let mut cand = std::mem::take(&mut self.candidates);
+        for (k, &i) in changed.iter().enumerate() {
+            if !self.bodies[i].is_awake_dynamic() {
+                continue;
+            }
+            let bx = self.boxes[i];
+            self.grid.query(i, &bx, &self.boxes, &mut cand);
+            for &j in &cand {
+                let j = j as usize;
+                let pair = (i.min(j), i.max(j));
+                // A pair with a changed body met earlier was bounded from that body's side.
+                let earlier =
+                    changed[..k].binary_search(&j).is_ok() && self.bodies[j].is_awake_dynamic();
+                if j != i && !earlier && Some(pair) != except && self.pair_matters(i, j) {
+                    self.bodies[j].advance_to(t, self.settings.gravity);
+                    self.push_bound(pair.0, pair.1, t);
+                }
+            }
+        }
+        self.candidates = cand;
+    }
+
+    /// True proximity of a pair at the bodies' current states; fills `self.points`.
+    pub(super) fn measure(&mut self, a: usize, b: usize) -> f64 {
+        self.measure_within(a, b, self.settings.epsilon)
+    }
+
+    /// True proximity of a pair at the bodies' current states, with the contact points up to
+    /// `margin` apart in `self.points`; records the largest penetration seen.
+    pub(super) fn measure_within(&mut self, a: usize, b: usize, margin: f64) -> f64 {
+        let d = body_proximity(&self.bodies[a], &self.bodies[b], margin, &mut self.points);
+        let normal = self.points.first().map(|p| p.normal);
+        self.note_measured(a, b, d, normal);
+        d
+    }
+
+    /// The bookkeeping of one proximity query of pair (a, b) that found distance `d` and, if
+    /// any point, `normal`: the query count, the largest penetration, the pair's last axis.
+    pub(super) fn note_measured(&mut self, a: usize, b: usize, d: f64, normal: Option<DVec3>) {
+        self.counts.distance_queries += 1;
+        if -d > self.max_penetration {
+            self.max_penetration = -d;
+            // Both bodies are at the time of the query.
+            self.deepest_at = (self.bodies[a].time, a.min(b) as u32, a.max(b) as u32);
+        }
+        if let Some(n) = normal {
+            self.bounds.last_axis.insert((a as u32, b as u32), n);
+        }
+    }
+}

@@ -1,0 +1,309 @@
+//! The contact step (Bender & Schmitt 2006 §3.2): at each step's start the resting contacts are
+//! found, solved together as constraints over the step, and their pairs held; the step's length
+//! adapts frame by frame to the work of the local re-solves. See `docs/design.md`, Resting
+//! contact as constraints.
+
+use super::collide::body_proximity;
+use super::pair_bound::axis_gap;
+use super::World;
+use crate::body::Body;
+use crate::narrow_phase::ContactPoint;
+use crate::resting_contact::{
+    tracked_contacts, RestingContact, Solver, StepSettings, TrackedPoint,
+};
+use crate::swept_aabb::Aabb;
+
+/// The contact step's state.
+#[derive(Default)]
+pub(super) struct ContactStep {
+    /// The present step's resting contacts, in pair order.
+    pub(super) contacts: Vec<RestingContact>,
+    /// Its solver (keeps the last step's impulses for the warm start).
+    pub(super) solver: Solver,
+    /// `(step_point_sweeps, resolve_point_sweeps)` at the present frame's start.
+    pub(super) work_at_frame_start: (u64, u64),
+}
+
+/// Separation (fraction of ε_c) a contact step aims every resting contact point at by the
+/// step's end.
+pub(super) const RESTING_TARGET: f64 = 0.5;
+
+/// Contact points up to this far apart (multiple of ε_c) at a step's start enter the step.
+pub(super) const RESTING_MARGIN: f64 = 2.0;
+
+/// A pair the previous contact step held takes this step's contacts from its tracked points
+/// while they moved less than this many ε_c relative to each other since they were measured
+/// (see [`World::measure_pairs`]). Tighter than `TRACKED_SLIDE`: the step's contacts decide
+/// which pairs are held for a whole step, where a local re-solve only chooses impulses.
+pub(super) const REUSED_SLIDE: f64 = 0.25;
+
+/// Floor of the restitution in [`World::resting_speed`]: contacts up to 10 microcollision speeds
+/// (1.4 m/s at ε_c = 1 mm) may be held, never faster ones.
+pub(super) const MIN_RESTING_RESTITUTION: f64 = 0.1;
+
+/// Pairs per parallel task when the contact step measures its candidate pairs.
+pub(super) const MEASURE_CHUNK: usize = 64;
+
+impl World {
+    /// The contact step (every body at its start): finds the contact points that are resting
+    /// (within `RESTING_MARGIN`·ε_c, approaching slower than the microcollision speed plus what
+    /// gravity adds over `h`), solves them together as constraints over the step
+    /// ([`crate::resting_contact`]) and marks their pairs as held, so the event machinery only
+    /// steps in for them within `HELD_BAND`·ε_c.
+    pub(super) fn resting_contact_step(&mut self, h: f64) {
+        std::mem::swap(&mut self.held.pairs, &mut self.held.previous_pairs);
+        std::mem::swap(&mut self.held.points, &mut self.held.previous_points);
+        self.held.pairs.clear();
+        self.held.points.clear();
+        self.held.resolves.clear();
+        self.contact.contacts.clear();
+        self.held.by_body.resize_with(self.bodies.len(), Vec::new);
+        for list in &mut self.held.by_body {
+            list.clear();
+        }
+        let eps = self.settings.epsilon;
+        let margin = RESTING_MARGIN * eps;
+        // Present boxes grown by the margin: the pairs that can have a point that close.
+        self.boxes.clear();
+        for b in &self.bodies {
+            let (min, max) = b.collider.aabb(&b.pose());
+            self.boxes.push(Aabb { min, max }.grown(margin));
+        }
+        let mut pairs = std::mem::take(&mut self.step_pairs);
+        self.pairs_of_boxes(Body::is_awake_dynamic, |_, _| true, &mut pairs);
+        // The proximity queries are independent: run them on all cores, each chunk into its
+        // own flat list, and read the results back in pair order (so the step is the same on
+        // any number of threads).
+        let measured = self.measure_pairs(&pairs, margin);
+        for (chunk, (meta, points)) in pairs.chunks(MEASURE_CHUNK).zip(&measured) {
+            for (&(a, b), &(d, from, to, reused)) in chunk.iter().zip(meta) {
+                if from == usize::MAX {
+                    continue; // apart along its last axis: not queried
+                }
+                if reused == u32::MAX {
+                    let normal = points[from..to].first().map(|p| p.normal);
+                    self.note_measured(a, b, d, normal);
+                } else {
+                    self.counts.tracked_pairs += 1;
+                }
+                if d > margin {
+                    continue;
+                }
+                let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
+                let material = self.settings.materials.pair(ba.material, bb.material);
+                let (friction, resting_speed) = (
+                    material.friction,
+                    self.resting_speed(material.restitution, h),
+                );
+                let mut any = false;
+                let near = || points[from..to].iter().filter(|p| p.separation <= margin);
+                for p in near() {
+                    let un = (ba.point_velocity(p.position) - bb.point_velocity(p.position))
+                        .dot(p.normal);
+                    if -un < resting_speed {
+                        any = true;
+                        self.contact
+                            .contacts
+                            .push(RestingContact::at(a, b, p, friction));
+                    }
+                }
+                if any {
+                    // A pair taken from its tracked points keeps them all, so their slide is
+                    // still counted from where they were measured.
+                    let first = self.held.points.len() as u32;
+                    if reused == u32::MAX {
+                        self.held
+                            .points
+                            .extend(near().map(|p| TrackedPoint::new(ba, bb, p)));
+                    } else {
+                        let (r, n) = (reused as usize, to - from);
+                        self.held
+                            .points
+                            .extend_from_slice(&self.held.previous_points[r..r + n]);
+                    }
+                    self.hold(a, b, (first, self.held.points.len() as u32));
+                }
+            }
+        }
+        self.step_pairs = pairs;
+        if self.contact.contacts.is_empty() {
+            return;
+        }
+        self.counts.contact_steps += 1;
+        self.counts.resting_contacts += self.contact.contacts.len() as u64;
+        // The whole step: `contact_sweeps` Gauss–Seidel sweeps share the load out, then shock
+        // propagation settles it from the ground up (`Solver::shock_propagation`); a shortfall
+        // is restored a quarter per step (see `resting_contact::bias`).
+        // A step k times the shortest takes k times the sweeps: the solver's error per step
+        // grows with the impulses it shares out, so the same sweep count would let a tall
+        // stack slide k times faster (docs/design.md, Resting contact as constraints).
+        let per =
+            ((self.contact_step / self.settings.contact_step_range.0).round() as usize).max(1);
+        let mut settings = self.step_settings(h, 1e-6, self.settings.contact_sweeps * per, 0.25);
+        settings.shock_iterations = self.settings.shock_sweeps * per;
+        let mut pushed = std::mem::take(&mut self.pushed);
+        pushed.clear();
+        let report = self.contact.solver.solve(
+            &mut self.bodies,
+            &self.contact.contacts,
+            &settings,
+            true,
+            |a, b, n| pushed.push((a, b, n)),
+        );
+        self.counts.contact_iterations += report.iterations as u64;
+        self.counts.step_point_sweeps += (self.contact.contacts.len() * report.iterations) as u64;
+        for &(a, b, n) in &pushed {
+            self.note_support(a, b, n);
+        }
+        self.pushed = pushed;
+        // Every body of the step's contacts has a new trajectory: a new version (its bounds
+        // are stale) and a new spin bound, once per body.
+        let mut touched = std::mem::take(&mut self.woken);
+        touched.clear();
+        touched.extend(
+            self.contact
+                .contacts
+                .iter()
+                .flat_map(|c| [c.a as usize, c.b as usize]),
+        );
+        touched.sort_unstable();
+        touched.dedup();
+        for &i in &touched {
+            self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
+            self.bodies[i].refresh_bounds();
+        }
+        self.woken = touched;
+    }
+
+    /// Proximity of every pair in `pairs` (bodies at their current states), `margin` as for
+    /// [`Self::measure_within`], in parallel: per chunk of [`MEASURE_CHUNK`] pairs, the
+    /// `(distance, first, end, reused)` of each pair's points in the chunk's point list. A pair
+    /// of convex bodies that is farther apart than `margin` along its last separating axis is
+    /// not queried: the gap along any axis is a lower bound on the distance (separating-axis
+    /// theorem), so the query would find no point within the margin either; its entry is that
+    /// gap with `first == end == usize::MAX` (no query made). A pair the previous contact step
+    /// held whose tracked points all moved less than `REUSED_SLIDE`·ε_c since they were
+    /// measured takes its points from them (one per tracked point, in order; `reused` is the
+    /// first one's index in `previous_points`, else `u32::MAX`), its distance the least of
+    /// their separations: a feature that was beyond the margin then is still beyond the margin
+    /// less that slide, 1.75 ε_c, too far to be a resting contact of this step (and every pair
+    /// stays bounded and measured exactly by the event loop whatever the step holds).
+    #[allow(clippy::type_complexity)]
+    pub(super) fn measure_pairs(
+        &self,
+        pairs: &[(usize, usize)],
+        margin: f64,
+    ) -> Vec<(Vec<(f64, usize, usize, u32)>, Vec<ContactPoint>)> {
+        use rayon::prelude::*;
+        let (bodies, last_axis) = (&self.bodies, &self.bounds.last_axis);
+        let (previous, tracked) = (&self.held.previous_pairs, &self.held.previous_points);
+        let slide = REUSED_SLIDE * self.settings.epsilon;
+        // The pair's contacts from its tracked points, appended to `points`, if they all moved
+        // less than the slide; returns the least separation and the first point's index.
+        let reuse = |a: usize, b: usize, points: &mut Vec<ContactPoint>| {
+            let &(from, to) = previous.get(&(a as u32, b as u32))?;
+            if from == to {
+                return None;
+            }
+            let range = &tracked[from as usize..to as usize];
+            let d = tracked_contacts(range, &bodies[a], &bodies[b], slide, points)?;
+            Some((d, from))
+        };
+        let axis_gap = |a: usize, b: usize| axis_gap(bodies, last_axis, a, b);
+        pairs
+            .par_chunks(MEASURE_CHUNK)
+            .map(|chunk| {
+                let mut meta = Vec::with_capacity(chunk.len());
+                let mut points = Vec::new();
+                let mut out = Vec::new();
+                for &(a, b) in chunk {
+                    if let Some(gap) = axis_gap(a, b).filter(|&g| g > margin) {
+                        meta.push((gap, usize::MAX, usize::MAX, u32::MAX));
+                        continue;
+                    }
+                    let from = points.len();
+                    if let Some((d, first)) = reuse(a, b, &mut points) {
+                        meta.push((d, from, points.len(), first));
+                        continue;
+                    }
+                    let d = body_proximity(&bodies[a], &bodies[b], margin, &mut out);
+                    points.extend_from_slice(&out);
+                    meta.push((d, from, points.len(), u32::MAX));
+                }
+                (meta, points)
+            })
+            .collect()
+    }
+
+    /// Contact-step settings with step `h`, the resting target, a tolerance of `tolerance`·ε_c,
+    /// at most `max_iterations` sweeps and `push_out` (see [`StepSettings`]).
+    pub(super) fn step_settings(
+        &self,
+        h: f64,
+        tolerance: f64,
+        max_iterations: usize,
+        push_out: f64,
+    ) -> StepSettings {
+        StepSettings {
+            h,
+            gravity: self.settings.gravity,
+            target: RESTING_TARGET * self.settings.epsilon,
+            tolerance: tolerance * self.settings.epsilon,
+            max_iterations,
+            push_out,
+            shock_iterations: 0,
+            stall_window: 0,
+        }
+    }
+
+    /// The approach speed below which a contact point is resting rather than colliding, for a
+    /// pair with restitution `e` and contact step `h`: a collision at speed v rebounds at e·v
+    /// (Poisson's law at a single point), which rises less than ε_c while e·v is below the
+    /// microcollision speed sqrt(2 g ε_c) (Mirtich & Canny §4.5): a bounce the contact band cannot
+    /// tell from rest. So v < micro/e is resting, and at least micro + g·h, what gravity adds to
+    /// a resting contact's approach over one step. e is floored at `MIN_RESTING_RESTITUTION` so a
+    /// perfectly inelastic fast impact is still a collision, resolved with its own friction
+    /// integration.
+    pub(super) fn resting_speed(&self, e: f64, h: f64) -> f64 {
+        (self.settings.micro_speed + self.settings.gravity.length() * h)
+            .max(self.settings.micro_speed / e.max(MIN_RESTING_RESTITUTION))
+    }
+
+    /// Marks pair (a, b) as held for the rest of the contact step (once), with the range of
+    /// its tracked points in `held_points` (empty: none tracked).
+    pub(super) fn hold(&mut self, a: usize, b: usize, tracked: (u32, u32)) {
+        if let std::collections::hash_map::Entry::Vacant(e) =
+            self.held.pairs.entry((a as u32, b as u32))
+        {
+            e.insert(tracked);
+            self.held.by_body[a].push((a as u32, b as u32));
+            self.held.by_body[b].push((a as u32, b as u32));
+        }
+    }
+
+    /// Chooses the next frame's contact step length from this frame's work: doubled (up to
+    /// the longest) where the local re-solves of held pairs cost less than a quarter of the
+    /// contact steps, halved (down to the shortest) where they cost more than the contact
+    /// steps. Work is counted as contact points times Gauss–Seidel sweeps, the solver's unit
+    /// cost in both, so the choice is the same on every machine and run.
+    ///
+    /// Why those thresholds: a longer step costs the same sweeps per simulated second but
+    /// fewer per-step overheads, while the re-solves' rate roughly doubles with the length; the
+    /// cost model and its measurements are in `docs/design.md`, Resting contact as constraints.
+    /// The length changes no exactness: every pair keeps its conservative bound and its band.
+    pub(super) fn adapt_step_length(&mut self) {
+        let (shortest, longest) = self.settings.contact_step_range;
+        let (s0, r0) = self.contact.work_at_frame_start;
+        let (s1, r1) = (
+            self.counts.step_point_sweeps,
+            self.counts.resolve_point_sweeps,
+        );
+        self.contact.work_at_frame_start = (s1, r1);
+        let (steps, resolves) = (s1 - s0, r1 - r0);
+        if 4 * resolves <= steps && 2.0 * self.contact_step <= longest * (1.0 + 1e-9) {
+            self.contact_step *= 2.0;
+        } else if resolves > steps && 0.5 * self.contact_step >= shortest * (1.0 - 1e-9) {
+            self.contact_step *= 0.5;
+        }
+    }
+}

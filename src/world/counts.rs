@@ -1,0 +1,186 @@
+//! What a run reports besides the bodies: event and work counters, wall time per stage, where
+//! the deepest overlap was seen, and the errors a step can fail with.
+
+/// Where a world saw its largest penetration ([`World::deepest_overlap`](super::World::deepest_overlap)).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DeepestOverlap {
+    /// Penetration depth (m, > 0).
+    pub depth: f64,
+    /// Simulated time of the measurement (s).
+    pub time: f64,
+    /// The pair's bodies (indices in the scene's order, a < b).
+    pub a: usize,
+    /// See `a`.
+    pub b: usize,
+}
+
+/// Event and work counters (summary.json `counts`).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Counts {
+    /// Contact impulses from the full integration of eq. 9.
+    pub collisions: u64,
+    /// Contact impulses from the velocity-reversing microcollision rule (§4.5).
+    pub microcollisions: u64,
+    /// Time-of-impact bounds computed (coarse and fine).
+    pub toi_bounds: u64,
+    /// Entries popped from the event heap (stale ones included).
+    pub heap_pops: u64,
+    /// Popped entries that were stale (a body had changed since the bound was computed).
+    pub stale_pops: u64,
+    /// Narrow-phase proximity queries.
+    pub distance_queries: u64,
+    /// Candidate pairs from the broad phase at frame starts.
+    pub broad_phase_pairs: u64,
+    /// Contacts still approaching after the per-event iteration cap (should stay 0).
+    pub unresolved_contacts: u64,
+    /// Bounds for pairs inside ε_c that took the "present distance less ε_c/16" target because
+    /// no hop return could be bounded (see the module doc); a diagnostic of resting contact.
+    pub band_steps: u64,
+    /// Bodies put to sleep (Mirtich 1996, §4.2).
+    pub sleeps: u64,
+    /// Sleeping bodies woken by an impact (or by a support waking beneath them).
+    pub wakes: u64,
+    /// Frames completed.
+    pub frames: u64,
+    /// Contact steps done (resting contacts as constraints).
+    pub contact_steps: u64,
+    /// Resting contact points solved as constraints, summed over contact steps.
+    pub resting_contacts: u64,
+    /// Gauss–Seidel sweeps, summed over contact steps.
+    pub contact_iterations: u64,
+    /// Held pairs re-solved mid-step because they came within the held band after all.
+    pub held_resolutions: u64,
+    /// Of those, the re-solves done inside a cluster that the event loop would otherwise have
+    /// done one by one: a re-solve's cluster's rounds after its first, and every round of a
+    /// collision's cluster (held pairs pushed short of their target at the same instant; see
+    /// `World::resolve_cluster`).
+    pub cluster_resolutions: u64,
+    /// Broad-phase pairs at a step start that kept a bound from an earlier step (both bodies
+    /// unchanged since) instead of being bounded afresh.
+    pub kept_bounds: u64,
+    /// Pairs bounded along their last separating axis instead of by bounding spheres.
+    pub axis_bounds: u64,
+    /// Most awake dynamic bodies in one island at a step start (see `island_steps`).
+    pub largest_island: u64,
+    /// The largest island's size summed over steps (divide by `island_steps` for the mean).
+    pub largest_island_sum: u64,
+    /// Steps whose islands were counted (host broad phase only).
+    pub island_steps: u64,
+    /// Steps whose event loop ran on threads, one group of islands each.
+    pub parallel_loops: u64,
+    /// Of those, the runs made void by a body leaving its island's limits and redone in one
+    /// loop (the results are the one loop's either way).
+    pub parallel_escapes: u64,
+    /// Times the pairs' last separating axes were pruned to the current step's pairs (see
+    /// `World::prune_last_axes`).
+    pub pruned_axes: u64,
+    /// Pairs whose contact points a contact step or a local re-solve took from the points
+    /// tracked on their bodies (see [`TrackedPoint`]) instead of a proximity query.
+    pub tracked_pairs: u64,
+    /// Contact points times Gauss–Seidel sweeps, summed over contact steps: their work, in the
+    /// units of `resolve_point_sweeps` (see `World::adapt_step_length`).
+    pub step_point_sweeps: u64,
+    /// Contact points times Gauss–Seidel sweeps, summed over local re-solves of held pairs.
+    pub resolve_point_sweeps: u64,
+    /// Contact steps longer than the shortest (`[world] contact_step`).
+    pub long_contact_steps: u64,
+}
+
+impl Counts {
+    /// Adds the event-loop counters of an island's world (all of them: the others are 0 there).
+    pub(super) fn accumulate(&mut self, other: &Counts) {
+        // Destructured, so that a counter added later cannot be forgotten here.
+        let Counts {
+            collisions,
+            microcollisions,
+            toi_bounds,
+            heap_pops,
+            stale_pops,
+            distance_queries,
+            broad_phase_pairs,
+            unresolved_contacts,
+            band_steps,
+            sleeps,
+            wakes,
+            frames,
+            contact_steps,
+            resting_contacts,
+            contact_iterations,
+            held_resolutions,
+            cluster_resolutions,
+            kept_bounds,
+            axis_bounds,
+            largest_island,
+            largest_island_sum,
+            island_steps,
+            parallel_loops,
+            parallel_escapes,
+            pruned_axes,
+            tracked_pairs,
+            step_point_sweeps,
+            resolve_point_sweeps,
+            long_contact_steps,
+        } = *other;
+        self.collisions += collisions;
+        self.microcollisions += microcollisions;
+        self.toi_bounds += toi_bounds;
+        self.heap_pops += heap_pops;
+        self.stale_pops += stale_pops;
+        self.distance_queries += distance_queries;
+        self.broad_phase_pairs += broad_phase_pairs;
+        self.unresolved_contacts += unresolved_contacts;
+        self.band_steps += band_steps;
+        self.sleeps += sleeps;
+        self.wakes += wakes;
+        self.frames += frames;
+        self.contact_steps += contact_steps;
+        self.resting_contacts += resting_contacts;
+        self.contact_iterations += contact_iterations;
+        self.held_resolutions += held_resolutions;
+        self.cluster_resolutions += cluster_resolutions;
+        self.kept_bounds += kept_bounds;
+        self.axis_bounds += axis_bounds;
+        self.largest_island = self.largest_island.max(largest_island);
+        self.largest_island_sum += largest_island_sum;
+        self.island_steps += island_steps;
+        self.parallel_loops += parallel_loops;
+        self.parallel_escapes += parallel_escapes;
+        self.pruned_axes += pruned_axes;
+        self.tracked_pairs += tracked_pairs;
+        self.step_point_sweeps += step_point_sweeps;
+        self.resolve_point_sweeps += resolve_point_sweeps;
+        self.long_contact_steps += long_contact_steps;
+    }
+}
+
+/// A failure during simulation.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum SimError {
+    /// A frame stage (GPU or CPU twin) failed.
+    #[error("frame stage failed: {0}")]
+    Stage(String),
+    /// A body's state became NaN or infinite.
+    #[error("body \"{body}\" has a non-finite state at t = {time} s")]
+    NonFinite {
+        /// The body's name.
+        body: String,
+        /// Simulated time (s).
+        time: f64,
+    },
+}
+
+/// Wall time spent in each part of the frame loop (s), summed over all frames.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct StageTimes {
+    /// Contact steps: finding resting contacts and solving them as constraints.
+    pub contact_step: f64,
+    /// Swept boxes, broad phase and the first (coarse) pair bounds at frame starts.
+    pub broad_phase: f64,
+    /// The event loop: heap pops, distances, collision response, re-bounding.
+    pub event_loop: f64,
+    /// Of `broad_phase`, the time inside the data-parallel stages' frame call (upload,
+    /// dispatches, waiting, readback; 0 on the host path): what the GPU costs the host.
+    pub frame_stages: f64,
+    /// Advancing every body to the frame time at frame ends.
+    pub sync: f64,
+}

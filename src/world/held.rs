@@ -1,0 +1,509 @@
+//! Held pairs and their local re-solves: a pair the contact step holds is handed back to the
+//! event machinery only within the held band, where its neighbourhood is solved again from that
+//! instant, and a cascade of such re-solves at one instant is solved as one cluster (Bender &
+//! Schmitt 2006 §3.1–3.2, locally). See `docs/design.md`, Held pairs and local re-solves, and
+//! Clusters.
+
+use super::contact_step::RESTING_MARGIN;
+use super::World;
+use crate::resting_contact::{
+    tracked_contacts, RestingContact, Solver, StepSettings, TrackedPoint,
+};
+use glam::DVec3;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// The pairs the present contact step holds, and the previous step's.
+#[derive(Default)]
+pub(super) struct HeldPairs {
+    /// Pairs (a < b) whose contacts the current contact step holds, each with the range of
+    /// its tracked points in `points` (empty for a pair that came to rest mid-step).
+    pub(super) pairs: FxHashMap<(u32, u32), (u32, u32)>,
+    /// The held pairs' contact points within `RESTING_MARGIN`·ε_c at the contact step's start,
+    /// tracked on their bodies (see [`TrackedPoint`]).
+    pub(super) points: Vec<TrackedPoint>,
+    /// The previous contact step's `pairs` and `points`: a pair held then whose points moved
+    /// little since they were measured takes its contacts from them (see
+    /// `contact_step::REUSED_SLIDE`).
+    pub(super) previous_pairs: FxHashMap<(u32, u32), (u32, u32)>,
+    pub(super) previous_points: Vec<TrackedPoint>,
+    /// The held pairs of each body (this step).
+    pub(super) by_body: Vec<Vec<(u32, u32)>>,
+    /// Mid-step re-solves per held pair (this step).
+    pub(super) resolves: FxHashMap<(u32, u32), u32>,
+}
+
+/// Reusable buffers of the local re-solves and their clusters (no allocation per event).
+#[derive(Default)]
+pub(super) struct Cluster {
+    /// Solver of the local re-solves.
+    pub(super) solver: Solver,
+    /// The pairs of the ring being solved, in the solve's order.
+    pub(super) ring_pairs: Vec<(usize, usize)>,
+    /// The bodies on the next ring.
+    pub(super) ring_bodies: Vec<usize>,
+    /// The ring's contacts.
+    pub(super) contacts: Vec<RestingContact>,
+    /// Velocities of the ring's bodies before the solve (to see which changed).
+    pub(super) velocities_before: Vec<(usize, DVec3, DVec3)>,
+    /// The next round's seed pairs with their try numbers.
+    pub(super) seeds: Vec<(usize, usize, u32)>,
+    /// Every body the cluster moved.
+    pub(super) moved: Vec<usize>,
+    /// The held pairs at a round's boundary.
+    pub(super) candidates: Vec<(usize, usize)>,
+    /// The round's ring in pair order.
+    pub(super) ring: Vec<(usize, usize)>,
+    /// The pairs of the ring being built, as a set.
+    pub(super) ring_set: FxHashSet<(usize, usize)>,
+    /// Per body, the stamp of the last local re-solve that listed it, and that stamp.
+    pub(super) body_stamps: Vec<u32>,
+    pub(super) ring_stamp: u32,
+}
+
+/// Contact band (fraction of ε_c) of a pair whose contacts a contact step holds: the event
+/// machinery takes over only if a point gets this close after all (a prediction that missed).
+pub(super) const HELD_BAND: f64 = 0.25;
+
+/// Most mid-step re-solves of one held pair in one contact step (see `World::resolve_held`).
+pub(super) const MAX_RESOLVES: u32 = 4;
+
+/// A held pair's tracked contact points stand in for a new query in a local re-solve while
+/// they moved less than this many ε_c relative to each other since the contact step (see
+/// [`World::resolve_held`]). A feature that was beyond `RESTING_MARGIN`·ε_c then is still
+/// beyond `RESTING_MARGIN − TRACKED_SLIDE` = 1 ε_c, twice the target, where a resting approach
+/// needs no impulse over a step. Without a limit, points far from where they started mislead
+/// the solve (docs/design.md, Held pairs and local re-solves).
+pub(super) const TRACKED_SLIDE: f64 = 1.0;
+
+/// Most held pairs in one local re-solve ([`World::resolve_held`]).
+pub(super) const MAX_LOCAL_PAIRS: usize = 256;
+
+/// Most rounds of local re-solves in one cluster ([`World::resolve_cluster`]); a cascade longer
+/// than that goes on through the event loop, as every cascade did before clusters.
+pub(super) const MAX_CLUSTER_ROUNDS: usize = 16;
+
+impl World {
+    /// A held pair that came within `HELD_BAND`·ε_c after all at time `t` (its step's
+    /// prediction missed: a new feature, a spin, an unconverged pile, or a collision nearby that
+    /// pushed a body into its neighbours). A point approaching faster than a resting contact is
+    /// a collision ([`Self::resolve_contacts`]). Otherwise every held pair that shares a body
+    /// with this one is measured now and solved together as a contact step of its own from `t`
+    /// (Bender & Schmitt §3.2 again, locally), so the bodies move apart at the modest speed that
+    /// restores the target separation over a step. Re-solving the pair alone would push a body
+    /// wedged between two neighbours from one into the other and back, and reversing the tiny
+    /// approach speed (a microcollision) would leave the pair at the band's edge, caught again
+    /// and again. Re-bounds every body whose velocity changed; returns true if any did.
+    pub(super) fn resolve_held(&mut self, a: usize, b: usize, t: f64) -> bool {
+        let eps = self.settings.epsilon;
+        let band = self.band(a, b);
+        let h = self.contact_step;
+        let material = self
+            .settings
+            .materials
+            .pair(self.bodies[a].material, self.bodies[b].material);
+        let resting_speed = self.resting_speed(material.restitution, h);
+        if self.fast_point(a, b, band, resting_speed) {
+            let any = self.resolve_contacts(a, b, band);
+            if any {
+                self.rebound_after_collision(a, b, t);
+            }
+            return any;
+        }
+        // A contact that came to rest during the step is held from now on, as if the step had
+        // started with it.
+        if band >= eps {
+            self.hold(a, b, (0, 0));
+        }
+        let settings = self.resolve_settings();
+        // Nothing to do if the pair's own step-mean motion keeps it apart: it is then bounded
+        // like any other pair (this also ends any chain of re-solves).
+        if !self.needs_resolve(a, b, material.friction, &settings) {
+            return false;
+        }
+        // A pile the local solve cannot settle (it would be solved again at once, forever) gets
+        // at most `MAX_RESOLVES` re-solves per pair and step; after that the pair is left to
+        // the event machinery's own collision rule, which always terminates.
+        let tries = {
+            let tries = self.held.resolves.entry((a as u32, b as u32)).or_insert(0);
+            *tries += 1;
+            *tries
+        };
+        if tries > MAX_RESOLVES {
+            let any = self.resolve_contacts(a, b, band);
+            if any {
+                self.rebound_after_collision(a, b, t);
+            }
+            return any;
+        }
+        // A cascade at one instant is resolved here, as one cluster (`resolve_cluster`), and
+        // its bodies re-bounded once at its end.
+        let mut seeds = std::mem::take(&mut self.cluster.seeds);
+        seeds.clear();
+        seeds.push((a, b, tries));
+        self.cluster.seeds = seeds;
+        let mut moved = std::mem::take(&mut self.cluster.moved);
+        moved.clear();
+        let rounds = self.resolve_cluster(t, &settings, &mut moved);
+        // The first round is this pair's own re-solve; the others were cascade links.
+        self.counts.cluster_resolutions += rounds.saturating_sub(1) as u64;
+        let any = !moved.is_empty();
+        if any {
+            moved.sort_unstable();
+            moved.dedup();
+            for &i in &moved {
+                self.bodies[i].refresh_bounds();
+            }
+            self.rebound_bodies(&moved, t);
+            if moved.binary_search(&a).is_err() && moved.binary_search(&b).is_err() {
+                // The cluster moved only other bodies, so `rebound_bodies` bounded none of
+                // (a, b)'s pairs, and the entry just popped was this pair's only one: without a
+                // new bound it would go unwatched until the step's end (docs/design.md,
+                // Clusters).
+                let d = self.measure(a, b);
+                self.push_fine(a, b, d, t);
+            }
+        }
+        self.cluster.moved = moved;
+        if !any {
+            // The caller bounds (a, b) from `self.points`, which now hold the last neighbour
+            // measured: measure (a, b) again (same states, same points as before).
+            self.measure(a, b);
+        }
+        any
+    }
+
+    /// Local re-solves at `t` from the seed pairs in `cluster_seeds`, as one cluster: the
+    /// seeds' rings are solved together ([`Self::solve_rings`]), then the held pairs that
+    /// solve pushed and the event loop would re-solve at this same instant
+    /// ([`Self::pushed_held_pairs`]) are the next round's seeds, until a round pushes none (or
+    /// after `MAX_CLUSTER_ROUNDS`, when the rest goes on through the event loop). Appends
+    /// every body whose velocity changed to `moved` (unsorted, perhaps repeated) and returns
+    /// the number of rounds that changed any; re-bounds nothing: the caller re-bounds them all
+    /// from `t` at once.
+    ///
+    /// Why: most re-solves are set off by another at the same instant, and going link by link
+    /// through the heap re-bounds every link's pairs (Bender & Schmitt 2006 §3.1 iterate a
+    /// cluster's impulses together instead; docs/design.md, Clusters). No time passes inside a
+    /// cluster and every body it moved is re-bounded from `t` after it, so no pair is left
+    /// without a conservative bound.
+    pub(super) fn resolve_cluster(
+        &mut self,
+        t: f64,
+        settings: &StepSettings,
+        moved: &mut Vec<usize>,
+    ) -> usize {
+        let mut seeds = std::mem::take(&mut self.cluster.seeds);
+        let mut rounds = 0;
+        for round in 0..MAX_CLUSTER_ROUNDS {
+            if seeds.is_empty() {
+                break;
+            }
+            let from = moved.len();
+            if self.solve_rings(&seeds, t, settings, moved) == 0 {
+                break;
+            }
+            rounds += 1;
+            if round + 1 == MAX_CLUSTER_ROUNDS {
+                break;
+            }
+            let ring = std::mem::take(&mut self.cluster.ring_pairs);
+            self.pushed_held_pairs(&moved[from..], &ring, t, settings, &mut seeds);
+            self.cluster.ring_pairs = ring;
+        }
+        seeds.clear();
+        self.cluster.seeds = seeds;
+        rounds
+    }
+
+    /// One local re-solve at `t` of the held pairs around the `seeds` (each a pair and its try
+    /// number this step) solved together: the ring of held pairs sharing a body with a seed,
+    /// and on each further try of that seed one ring more (a wedge the first ring cannot settle
+    /// pushes into the next). Only moving bodies pass an impulse on: the rings stop at fixed and
+    /// sleeping bodies, which may hold hundreds of pairs that the solve cannot change. Leaves
+    /// the solved pairs in `local_pairs`, appends the bodies whose velocity changed to `moved`
+    /// and returns how many there are. Re-bounds nothing.
+    pub(super) fn solve_rings(
+        &mut self,
+        seeds: &[(usize, usize, u32)],
+        t: f64,
+        settings: &StepSettings,
+        moved: &mut Vec<usize>,
+    ) -> usize {
+        let eps = self.settings.epsilon;
+        let mut pairs = std::mem::take(&mut self.cluster.ring_pairs);
+        pairs.clear();
+        // Which pairs are in already: a set beside the list, whose order is the solve's (a
+        // linear search of up to `MAX_LOCAL_PAIRS` pairs per visit is too slow).
+        let mut listed = std::mem::take(&mut self.cluster.ring_set);
+        listed.clear();
+        let mut frontier = std::mem::take(&mut self.wake_stack);
+        let mut next = std::mem::take(&mut self.cluster.ring_bodies);
+        for &(a, b, tries) in seeds {
+            if pairs.len() < MAX_LOCAL_PAIRS && listed.insert((a, b)) {
+                pairs.push((a, b));
+            }
+            frontier.clear();
+            frontier.extend(
+                [a, b]
+                    .into_iter()
+                    .filter(|&i| self.bodies[i].is_awake_dynamic()),
+            );
+            for _ in 0..tries {
+                next.clear();
+                for &i in &frontier {
+                    for &(x, y) in &self.held.by_body[i] {
+                        let (x, y) = (x as usize, y as usize);
+                        if pairs.len() < MAX_LOCAL_PAIRS && listed.insert((x, y)) {
+                            pairs.push((x, y));
+                            let other = if x == i { y } else { x };
+                            if self.bodies[other].is_awake_dynamic() {
+                                next.push(other);
+                            }
+                        }
+                    }
+                }
+                std::mem::swap(&mut frontier, &mut next);
+            }
+        }
+        self.wake_stack = frontier;
+        self.cluster.ring_bodies = next;
+        self.cluster.ring_set = listed;
+        let mut contacts = std::mem::take(&mut self.cluster.contacts);
+        contacts.clear();
+        let margin = RESTING_MARGIN * eps;
+        for &(x, y) in &pairs {
+            self.bodies[x].advance_to(t, self.settings.gravity);
+            self.bodies[y].advance_to(t, self.settings.gravity);
+            // The ring's pairs held since the step's start are taken from their tracked points
+            // while those moved less than `TRACKED_SLIDE`·ε_c relative to each other (a
+            // prediction needs no new query; a feature that was not within the margin then is
+            // still too far for the re-solve to act on). The seeds themselves, a pair that came
+            // to rest mid-step, and a pair that moved more, are measured.
+            let (bx, by) = (&self.bodies[x], &self.bodies[y]);
+            let friction = self
+                .settings
+                .materials
+                .pair(bx.material, by.material)
+                .friction;
+            let seed = seeds.iter().any(|&(a, b, _)| (a, b) == (x, y));
+            let tracked = match self.held.pairs.get(&(x as u32, y as u32)) {
+                Some(&(from, to)) if !seed && from < to => {
+                    self.points.clear();
+                    let range = &self.held.points[from as usize..to as usize];
+                    tracked_contacts(range, bx, by, TRACKED_SLIDE * eps, &mut self.points).is_some()
+                }
+                _ => false,
+            };
+            if tracked {
+                self.counts.tracked_pairs += 1;
+            } else {
+                self.measure_within(x, y, margin);
+            }
+            for p in self.points.iter().filter(|p| p.separation <= margin) {
+                contacts.push(RestingContact::at(x, y, p, friction));
+            }
+        }
+        let mut before = std::mem::take(&mut self.cluster.velocities_before);
+        before.clear();
+        // Each body once, in order of first appearance, marked by this solve's stamp.
+        self.cluster.ring_stamp = self.cluster.ring_stamp.wrapping_add(1);
+        if self.cluster.ring_stamp == 0 {
+            self.cluster.body_stamps.fill(0);
+            self.cluster.ring_stamp = 1;
+        }
+        self.cluster.body_stamps.resize(self.bodies.len(), 0);
+        for &(x, y) in &pairs {
+            for i in [x, y] {
+                if self.cluster.body_stamps[i] != self.cluster.ring_stamp {
+                    self.cluster.body_stamps[i] = self.cluster.ring_stamp;
+                    let body = &self.bodies[i];
+                    before.push((i, body.velocity, body.angular_velocity));
+                }
+            }
+        }
+        let mut pushed = std::mem::take(&mut self.pushed);
+        pushed.clear();
+        let report =
+            self.cluster
+                .solver
+                .solve(&mut self.bodies, &contacts, settings, false, |a, b, n| {
+                    pushed.push((a, b, n))
+                });
+        self.counts.resolve_point_sweeps += (contacts.len() * report.iterations) as u64;
+        for &(x, y, n) in &pushed {
+            self.note_support(x, y, n);
+        }
+        self.pushed = pushed;
+        let from = moved.len();
+        for &(i, v, w) in &before {
+            let body = &self.bodies[i];
+            if body.velocity != v || body.angular_velocity != w {
+                moved.push(i);
+            }
+        }
+        let count = moved.len() - from;
+        if count > 0 {
+            self.counts.held_resolutions += 1;
+        }
+        self.cluster.velocities_before = before;
+        self.cluster.ring_pairs = pairs;
+        self.cluster.contacts = contacts;
+        count
+    }
+
+    /// The held pairs a local re-solve at `t` pushed, which the event loop would re-solve at
+    /// this same instant, as the next seeds of the cluster (in `seeds`, replacing them): pairs
+    /// of an awake body of `moved` outside the `ring` just solved, both bodies
+    /// awake or fixed, that are inside their band, have no point approaching as fast as a
+    /// collision (left to the event loop's collision rule), and would end the step short of
+    /// half the held band ([`resting_contact::predicted_separation`], as in
+    /// [`Self::resolve_held`]), within their `MAX_RESOLVES` tries. A pair apart by more than
+    /// its band along its last separating axis is ruled out without a query; the others'
+    /// contacts are taken from their tracked points where those moved little, else measured.
+    pub(super) fn pushed_held_pairs(
+        &mut self,
+        moved: &[usize],
+        ring: &[(usize, usize)],
+        t: f64,
+        settings: &StepSettings,
+        seeds: &mut Vec<(usize, usize, u32)>,
+    ) {
+        let eps = self.settings.epsilon;
+        let margin = RESTING_MARGIN * eps;
+        // The moved bodies' held pairs, each once, in pair order, less the ring's (sorted and
+        // searched: a ring has up to `MAX_LOCAL_PAIRS` pairs, and a linear search per candidate
+        // was most of this function's cost).
+        let mut candidates = std::mem::take(&mut self.cluster.candidates);
+        candidates.clear();
+        for &i in moved {
+            if self.bodies[i].is_awake_dynamic() {
+                let held = self.held.by_body[i].iter();
+                candidates.extend(held.map(|&(x, y)| (x as usize, y as usize)));
+            }
+        }
+        candidates.sort_unstable();
+        candidates.dedup();
+        let mut solved = std::mem::take(&mut self.cluster.ring);
+        solved.clear();
+        solved.extend_from_slice(ring);
+        solved.sort_unstable();
+        candidates.retain(|pair| solved.binary_search(pair).is_err());
+        self.cluster.ring = solved;
+        seeds.clear();
+        for &(x, y) in &candidates {
+            if self.bodies[x].asleep || self.bodies[y].asleep {
+                continue; // waking is the event loop's (see `process_pair`)
+            }
+            self.bodies[x].advance_to(t, self.settings.gravity);
+            self.bodies[y].advance_to(t, self.settings.gravity);
+            let band = self.band(x, y);
+            // Apart by more than the band along the pair's last separating axis: farther
+            // than the band (the gap along any axis is a lower bound on the distance), so the
+            // event loop would not re-solve it now. Most of a ring's neighbours rest near the
+            // target, twice the held band, and are ruled out so without a query.
+            if self.axis_gap(x, y).is_some_and(|g| g > band) {
+                continue;
+            }
+            let (bx, by) = (&self.bodies[x], &self.bodies[y]);
+            let material = self.settings.materials.pair(bx.material, by.material);
+            let tracked = match self.held.pairs.get(&(x as u32, y as u32)) {
+                Some(&(from, to)) if from < to => {
+                    self.points.clear();
+                    let range = &self.held.points[from as usize..to as usize];
+                    tracked_contacts(range, bx, by, TRACKED_SLIDE * eps, &mut self.points)
+                }
+                _ => None,
+            };
+            let d = match tracked {
+                Some(d) => {
+                    self.counts.tracked_pairs += 1;
+                    d
+                }
+                None => self.measure_within(x, y, margin),
+            };
+            if d > band {
+                continue;
+            }
+            let resting_speed = self.resting_speed(material.restitution, settings.h);
+            if self.fast_point(x, y, band, resting_speed)
+                || !self.needs_resolve(x, y, material.friction, settings)
+            {
+                continue;
+            }
+            let tries = self.held.resolves.entry((x as u32, y as u32)).or_insert(0);
+            if *tries < MAX_RESOLVES {
+                *tries += 1;
+                seeds.push((x, y, *tries));
+            }
+        }
+        self.cluster.candidates = candidates;
+    }
+
+    /// After a collision of a and b at `t` (resting contacts as constraints): the held pairs
+    /// of a and b that it pushed and that the event loop would re-solve at this same instant
+    /// are re-solved now, as a cluster ([`Self::resolve_cluster`]: most re-solves that are not
+    /// set off by another follow a collision at its very instant), and then a, b and every
+    /// body the cluster moved are re-bounded at once ([`Self::rebound_after_change`]).
+    pub(super) fn rebound_after_collision(&mut self, a: usize, b: usize, t: f64) {
+        let mut moved = std::mem::take(&mut self.cluster.moved);
+        moved.clear();
+        let settings = self.resolve_settings();
+        let mut seeds = std::mem::take(&mut self.cluster.seeds);
+        self.pushed_held_pairs(&[a.min(b), a.max(b)], &[(a, b)], t, &settings, &mut seeds);
+        self.cluster.seeds = seeds;
+        if !self.cluster.seeds.is_empty() {
+            // Every re-solve of this cluster is one the event loop no longer does on its own.
+            let rounds = self.resolve_cluster(t, &settings, &mut moved);
+            self.counts.cluster_resolutions += rounds as u64;
+            moved.sort_unstable();
+            moved.dedup();
+            for &i in &moved {
+                self.bodies[i].refresh_bounds();
+            }
+        }
+        self.rebound_after_change(a, b, t, &moved);
+        self.cluster.moved = moved;
+    }
+
+    /// Whether a contact point of pair (a, b) in `self.points` within `band` approaches at
+    /// `resting_speed` or faster: a collision, not a resting contact.
+    pub(super) fn fast_point(&self, a: usize, b: usize, band: f64, resting_speed: f64) -> bool {
+        self.points
+            .iter()
+            .filter(|p| p.separation <= band)
+            .any(|p| -self.normal_speed(a, b, p) >= resting_speed)
+    }
+
+    /// Whether held pair (a, b), whose contacts are in `self.points`, needs a local re-solve
+    /// with `settings`: a point within the resting margin whose own step-mean motion would
+    /// end the step short of half the held band. Hysteresis: the re-solve aims at the full
+    /// target, so a pair just re-solved is not caught again by the next small change of its
+    /// closest features.
+    pub(super) fn needs_resolve(
+        &self,
+        a: usize,
+        b: usize,
+        friction: f64,
+        settings: &StepSettings,
+    ) -> bool {
+        let eps = self.settings.epsilon;
+        self.points
+            .iter()
+            .filter(|p| p.separation <= RESTING_MARGIN * eps)
+            .any(|p| {
+                let c = RestingContact::at(a, b, p, friction);
+                crate::resting_contact::predicted_separation(&self.bodies, &c, settings)
+                    < 0.5 * HELD_BAND * eps
+            })
+    }
+
+    /// The settings of a local re-solve of held pairs ([`Self::resolve_held`]): looser than a
+    /// contact step's, and restoring the whole shortfall over the step; a ring whose sweeps
+    /// stall short of the tolerance is left as it is: more sweeps do not settle it, and the
+    /// event loop catches it again if it must (docs/design.md, Held pairs and local re-solves).
+    pub(super) fn resolve_settings(&self) -> StepSettings {
+        let mut settings = self.step_settings(self.contact_step, 1e-3, 32, 1.0);
+        settings.stall_window = 4;
+        settings
+    }
+}

@@ -1,0 +1,386 @@
+//! The world and its frame loop (Mirtich & Canny 1994, §3).
+//!
+//! A frame is split into steps (contact steps when resting contacts are constraints, else the
+//! frame is one step), and each step runs, top to bottom ([`World::step`]):
+//! 1. **contact step** (constraint mode only): resting contacts solved together as constraints
+//!    over the step, their pairs *held* (Bender & Schmitt 2006 §3.2; [`contact_step`]);
+//! 2. **swept boxes** over `[t₀, t₁]` and the **broad phase** on the host grid
+//!    ([`swept_boxes`]), or both through the data-parallel stages ([`stage_seed`]);
+//! 3. **pair bounds** into the heap: a conservative lower bound on each pair's time of impact
+//!    ([`bounds`], computed by [`pair_bound`]);
+//! 4. **event loop** ([`World::run_event_loop`], on threads per group of islands where the step
+//!    splits, [`islands`]): pop the earliest entry, skip it if stale, advance its two bodies,
+//!    measure, and respond ([`collide`]; held pairs by local re-solves, [`held`]), re-bounding
+//!    every pair an impulse changed;
+//! 5. **sync**: every body advanced to `t₁`; at a frame's end resting bodies may sleep
+//!    ([`sleep`]).
+//!
+//! Nothing tunnels by construction: a pair farther than ε_c is bounded to the time it could
+//! reach ε_c/2, and every pair an impulse changes is bounded again at once. The reasoning and
+//! the measurements behind each stage are in `docs/design.md`.
+
+mod bounds;
+mod build;
+mod collide;
+mod contact_step;
+mod counts;
+mod held;
+mod islands;
+mod pair_bound;
+mod settings;
+mod sleep;
+mod stage_seed;
+mod swept_boxes;
+#[cfg(test)]
+mod tests;
+mod union_find;
+
+pub use crate::body::BodyState;
+pub use counts::{Counts, DeepestOverlap, SimError, StageTimes};
+
+use crate::body::Body;
+use crate::event_heap::EventHeap;
+use crate::hash_grid::HashGrid;
+use crate::narrow_phase::ContactPoint;
+use crate::scene::Motion;
+use crate::scene::RestingContactMode;
+use crate::stages::FrameStages;
+use crate::swept_aabb::Aabb;
+use bounds::BoundStore;
+use contact_step::ContactStep;
+use glam::DVec3;
+use held::{Cluster, HeldPairs};
+use settings::Settings;
+use stage_seed::StageScratch;
+use std::time::Instant;
+
+/// The simulated world: the bodies, the settings, and each stage's state.
+#[derive(Default)]
+pub struct World {
+    bodies: Vec<Body>,
+    /// What the scene fixed for the whole run (cloned into island worlds).
+    settings: Settings,
+    /// The world time: every body is there between steps (s).
+    time: f64,
+    /// End of the present step (s).
+    frame_end: f64,
+    /// Present contact step length h (s), within `settings.contact_step_range` (see
+    /// [`World::adapt_step_length`]).
+    contact_step: f64,
+
+    // The event machinery.
+    heap: EventHeap,
+    /// The host's grid of the present swept boxes, queried after every impulse.
+    grid: HashGrid,
+    /// Each body's swept box to the step's end.
+    boxes: Vec<Aabb>,
+    /// Kept bounds and last separating axes ([`bounds`]).
+    bounds: BoundStore,
+    /// Contact points of the latest proximity query.
+    points: Vec<ContactPoint>,
+    /// Grid query results (reused).
+    candidates: Vec<u32>,
+
+    // Resting contact as constraints.
+    contact: ContactStep,
+    held: HeldPairs,
+    cluster: Cluster,
+
+    // Data-parallel stages and threads.
+    /// Data-parallel frame stages (GPU or CPU twins); `None`: the host's own f64 path.
+    stages: Option<Box<dyn FrameStages>>,
+    stage_scratch: StageScratch,
+    /// Buffers and the pool of island worlds of the parallel event loop.
+    islands: islands::IslandScratch,
+    /// In an island's world: per body, the box it must stay inside (empty elsewhere).
+    limits: Vec<Aabb>,
+    /// In an island's world: a body's box left its limit, so the run is void.
+    escaped: bool,
+
+    // Shared reusable buffers (no allocation in the event loop once grown).
+    /// The step's candidate pairs.
+    step_pairs: Vec<(usize, usize)>,
+    /// Bodies a contact step touched, or a wake-up woke.
+    woken: Vec<usize>,
+    /// Stack of [`World::wake_up`], frontier of [`World::solve_rings`].
+    wake_stack: Vec<usize>,
+    /// Support impulses a solve reports, `(a, b, normal)`.
+    pushed: Vec<(usize, usize, DVec3)>,
+    /// The bodies [`World::rebound_after_change`] re-bounds.
+    changed_bodies: Vec<usize>,
+    /// Rows of [`World::simultaneous_microcollision`].
+    micro_rows: Vec<collide::MicroRow>,
+
+    // What the run reports.
+    counts: Counts,
+    max_penetration: f64,
+    /// Where `max_penetration` was measured: the time and the pair (a < b).
+    deepest_at: (f64, u32, u32),
+    stage_times: StageTimes,
+    /// Tests only: watches that every popped pair gets a new bound ([`tests::BoundWatch`]).
+    #[cfg(test)]
+    watch: Option<tests::BoundWatch>,
+}
+
+/// The frame loop: a frame's steps, each step's stages in order.
+impl World {
+    /// Advances one frame period, or less to stop exactly at `until` (s).
+    ///
+    /// Called from outside rayon's pool, the frame runs on a pool thread while the caller
+    /// waits: the frame's parallel parts (the contact queries, the contact step's partner
+    /// thread, island event loops) then have the pool's threads to themselves, one per core.
+    /// Run from the caller's thread instead, the frame's thread and the pool's would be one
+    /// thread more than the cores (docs/design.md, Islands and threads).
+    pub fn step_frame(&mut self, until: f64) -> Result<(), SimError> {
+        if rayon::current_thread_index().is_none() && rayon::current_num_threads() > 1 {
+            return rayon::scope(|_| self.step_frame_here(until));
+        }
+        self.step_frame_here(until)
+    }
+
+    /// [`Self::step_frame`] on this thread.
+    fn step_frame_here(&mut self, until: f64) -> Result<(), SimError> {
+        if until <= self.time {
+            return Ok(());
+        }
+        let t0 = self.time;
+        // Frames end on the grid k·t_f (no accumulated rounding), or exactly at `until`.
+        let k = (t0 / self.settings.frame_period * (1.0 + 1e-12)).floor() + 1.0;
+        let mut t1 = (k * self.settings.frame_period).min(until);
+        if until - t1 < 1e-9 * self.settings.frame_period {
+            t1 = until;
+        }
+        // With resting contacts as constraints the frame is split into contact steps.
+        let steps = if self.settings.resting_mode == RestingContactMode::Constraints {
+            ((t1 - t0) / self.contact_step * (1.0 - 1e-9))
+                .ceil()
+                .max(1.0) as usize
+        } else {
+            1
+        };
+        for k in 1..=steps {
+            let s0 = self.time;
+            let s1 = if k == steps {
+                t1
+            } else {
+                t0 + (t1 - t0) * k as f64 / steps as f64
+            };
+            self.step(s0, s1)?;
+        }
+        self.sleep_resting_bodies(t1);
+        self.counts.frames += 1;
+        if self.settings.resting_mode == RestingContactMode::Constraints {
+            if self.contact_step > self.settings.contact_step_range.0 {
+                self.counts.long_contact_steps += steps as u64;
+            }
+            self.adapt_step_length();
+        }
+        Ok(())
+    }
+
+    /// One step over [t0, t1]: every body is at t0. The stages in order (see the module doc).
+    fn step(&mut self, t0: f64, t1: f64) -> Result<(), SimError> {
+        self.frame_end = t1;
+        let clock = Instant::now();
+        // 1. Contact step: resting contacts solved together as constraints, their pairs held.
+        if self.settings.resting_mode == RestingContactMode::Constraints {
+            self.resting_contact_step(t1 - t0);
+        }
+        let clock = self.lap(clock, |s| &mut s.contact_step);
+        // 2–3. Swept boxes, broad phase, and each pair's first bound into the heap.
+        self.seed_step(t0, t1)?;
+        let clock = self.lap(clock, |s| &mut s.broad_phase);
+        // 4. The event loop: on threads, one group of islands each, where the step splits into
+        // islands that cannot meet; else, or if a body left its island, here.
+        if !self.parallel_event_loop(t0, t1)? {
+            self.run_event_loop(t1)?;
+        }
+        self.heap.clear();
+        let clock = self.lap(clock, |s| &mut s.event_loop);
+        // 5. Sync: every body at t1, for the next step or the output frame.
+        self.sync_bodies(t1)?;
+        self.lap(clock, |s| &mut s.sync);
+        Ok(())
+    }
+
+    /// Pops and processes the heap's events before `t1` in time order (§3.1). In an island's
+    /// world, stops early once a body's box left its island's limits (`escaped`).
+    fn run_event_loop(&mut self, t1: f64) -> Result<(), SimError> {
+        // The loop's allocations are counted where the program installed the counter
+        // (`tumble bench` reports them): it should make none once its buffers have grown.
+        let _inside = crate::event_loop_allocations::InsideEventLoop::enter();
+        while let Some(ev) = self.heap.pop_before(t1) {
+            self.counts.heap_pops += 1;
+            let (a, b) = (ev.a as usize, ev.b as usize);
+            if self.bodies[a].version != ev.version_a || self.bodies[b].version != ev.version_b {
+                self.counts.stale_pops += 1;
+                continue;
+            }
+            let t = ev.time;
+            self.bodies[a].advance_to(t, self.settings.gravity);
+            self.bodies[b].advance_to(t, self.settings.gravity);
+            #[cfg(test)]
+            self.watch_popped(&ev);
+            self.process_pair(a, b, t)?;
+            if self.escaped {
+                break;
+            }
+            #[cfg(test)]
+            self.watch_rebound(&ev);
+        }
+        Ok(())
+    }
+
+    /// Advances every body to `t1` and makes it the world time.
+    fn sync_bodies(&mut self, t1: f64) -> Result<(), SimError> {
+        for i in 0..self.bodies.len() {
+            self.bodies[i].advance_to(t1, self.settings.gravity);
+            if !self.bodies[i].is_finite() {
+                return Err(self.non_finite(i, t1));
+            }
+        }
+        self.time = t1;
+        Ok(())
+    }
+
+    /// Adds the wall time since `since` to a stage's slot; returns now.
+    fn lap(&mut self, since: Instant, slot: impl Fn(&mut StageTimes) -> &mut f64) -> Instant {
+        let now = Instant::now();
+        *slot(&mut self.stage_times) += (now - since).as_secs_f64();
+        now
+    }
+
+    fn non_finite(&self, i: usize, t: f64) -> SimError {
+        SimError::NonFinite {
+            body: self.bodies[i].name.clone(),
+            time: t,
+        }
+    }
+}
+
+/// Reading the world, and choices that change how fast it runs, never what it computes.
+impl World {
+    /// Current simulated time (s).
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+
+    /// Number of bodies (all motions).
+    pub fn body_count(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// Name of body `i`.
+    pub fn body_name(&self, i: usize) -> &str {
+        &self.bodies[i].name
+    }
+
+    /// Motion of body `i`.
+    pub fn body_motion(&self, i: usize) -> Motion {
+        self.bodies[i].motion
+    }
+
+    /// Body `i` (its state is at the world time between frames).
+    pub fn body(&self, i: usize) -> &Body {
+        &self.bodies[i]
+    }
+
+    /// Index of the body called `name`.
+    pub fn body_index(&self, name: &str) -> Option<usize> {
+        self.bodies.iter().position(|b| b.name == name)
+    }
+
+    /// State of body `i` at the current world time, in its user frame.
+    pub fn body_state(&self, i: usize) -> BodyState {
+        self.bodies[i].user_state()
+    }
+
+    /// Counters so far.
+    pub fn counts(&self) -> &Counts {
+        &self.counts
+    }
+
+    /// Largest penetration depth seen at any event or frame (m, >= 0).
+    pub fn max_penetration(&self) -> f64 {
+        self.max_penetration
+    }
+
+    /// Where the largest penetration ([`Self::max_penetration`]) was seen, if any pair ever
+    /// overlapped: its depth, the time and the two bodies, so a run whose quality figure is off
+    /// names the place to look.
+    pub fn deepest_overlap(&self) -> Option<DeepestOverlap> {
+        let (time, a, b) = self.deepest_at;
+        (self.max_penetration > 0.0).then_some(DeepestOverlap {
+            depth: self.max_penetration,
+            time,
+            a: a as usize,
+            b: b as usize,
+        })
+    }
+
+    /// Gravity (m/s²).
+    pub fn gravity(&self) -> DVec3 {
+        self.settings.gravity
+    }
+
+    /// Total kinetic energy of the dynamic bodies (J).
+    pub fn kinetic_energy(&self) -> f64 {
+        self.bodies.iter().map(Body::kinetic_energy).sum()
+    }
+
+    /// Total gravitational potential energy of the dynamic bodies, `-m g·x` (J).
+    pub fn potential_energy(&self) -> f64 {
+        self.bodies
+            .iter()
+            .filter(|b| b.is_dynamic())
+            .map(|b| -self.settings.gravity.dot(b.position) / b.inv_mass)
+            .sum()
+    }
+
+    /// Total linear momentum of the dynamic bodies (kg m/s).
+    pub fn momentum(&self) -> DVec3 {
+        self.bodies
+            .iter()
+            .filter(|b| b.is_dynamic())
+            .map(|b| b.velocity / b.inv_mass)
+            .sum()
+    }
+
+    /// Number of pairs whose last separating axis is stored (see `World::prune_last_axes`):
+    /// at most about twice a step's broad-phase pairs plus a constant, however long the run.
+    pub fn stored_axes(&self) -> usize {
+        self.bounds.last_axis.len()
+    }
+
+    /// Wall time per stage so far.
+    pub fn stage_times(&self) -> &StageTimes {
+        &self.stage_times
+    }
+
+    /// Runs the frame-start stages (swept boxes, broad phase, pair bounds) through `stages`
+    /// instead of the host's f64 path; see [`crate::stages`]. The host still owns the event heap,
+    /// the exact distances and the collision response.
+    pub fn set_frame_stages(&mut self, stages: Box<dyn FrameStages>) {
+        self.stages = Some(stages);
+    }
+
+    /// Whether a step's event loop may run on threads, one group of islands each (default: on;
+    /// the results are the same either way, bit for bit: see `world/islands.rs`).
+    pub fn set_parallel_islands(&mut self, on: bool) {
+        self.settings.parallel_islands = on;
+    }
+
+    /// Scales the margin by which an island's limits exceed its bodies' swept boxes (default
+    /// 1). Only the speed changes with it: 0 makes nearly every run void (each redone in one
+    /// loop), which the tests use to check that path.
+    pub fn set_island_margin(&mut self, scale: f64) {
+        self.settings.island_margin = scale.max(0.0);
+    }
+
+    /// Name of the frame stages in use ("host" when none were set).
+    pub fn frame_stages_name(&self) -> String {
+        self.stages
+            .as_ref()
+            .map_or_else(|| "host".to_string(), |s| s.name())
+    }
+}

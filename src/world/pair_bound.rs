@@ -1,0 +1,259 @@
+//! Conservative time-of-impact bounds of one pair, computed from the two bodies alone (no world
+//! state), so that a step's many first bounds can run on all cores: along the pair's last
+//! separating axis (support functions, then per-vertex envelopes), else from bounding spheres
+//! (Mirtich & Canny 1994 §3.3; see `docs/design.md`, Time-of-impact bounds).
+
+use super::held::HELD_BAND;
+use crate::body::Body;
+use crate::toi_bound::{turning_axis_extents, DistanceBound, EnvelopeBound, Extent, VertexFlight};
+use glam::DVec3;
+use rustc_hash::FxHashMap;
+
+/// The extents of a (from below) and b (from above) along the axis `n` (from b to a), for an
+/// [`EnvelopeBound`], valid over the next `horizon` seconds.
+///
+/// When both bodies move and spin at constant `ω` (spherical inertia, the per-vertex case), the
+/// axis is carried along with b ([`turning_axis_extents`]): in a pile, bodies in contact turn
+/// together, and an axis fixed in space then sees each of a's vertices closing on each of b's at
+/// the full `|ω| L` of the pair's common turn, although neither moves relative to the other.
+/// Else the axis is fixed in space, and the bound holds for ever (`horizon` ∞).
+pub(super) fn pair_axis_extents(
+    a: &Body,
+    b: &Body,
+    gravity: DVec3,
+    n: DVec3,
+    horizon: f64,
+) -> AxisExtents {
+    let mut out = AxisExtents {
+        lower: [Extent::default(); crate::body::MAX_BOUND_VERTICES],
+        upper: [Extent::default(); crate::body::MAX_BOUND_VERTICES],
+        lower_len: 0,
+        upper_len: 0,
+        horizon: f64::INFINITY,
+    };
+    let spins_freely = |body: &Body| {
+        body.is_awake_dynamic()
+            && !body.vertices.is_empty()
+            && body.motion_bound(gravity).constant_spin
+    };
+    // With b not turning, its frame is the fixed one (whose bound needs no horizon).
+    if horizon.is_finite()
+        && b.angular_velocity != DVec3::ZERO
+        && spins_freely(a)
+        && spins_freely(b)
+    {
+        fn flight(body: &Body) -> VertexFlight<'_> {
+            VertexFlight {
+                position: body.position,
+                orientation: body.orientation,
+                velocity: body.velocity,
+                angular_velocity: body.angular_velocity,
+                vertices: &body.vertices,
+            }
+        }
+        (out.lower_len, out.upper_len) = turning_axis_extents(
+            &flight(a),
+            &flight(b),
+            n,
+            horizon,
+            &mut out.lower,
+            &mut out.upper,
+        );
+        out.horizon = horizon;
+        return out;
+    }
+    out.lower_len = body_extents(a, gravity, n, true, &mut out.lower);
+    out.upper_len = body_extents(b, gravity, n, false, &mut out.upper);
+    out
+}
+
+/// Quadratic extents of `body` along `n`: per vertex for polytopes spinning at constant `ω` (see
+/// [`EnvelopeBound`]), else one term from the support function and the spin rate. `lower`:
+/// bound the minimum from below (body a); else the maximum from above (body b).
+pub(super) fn body_extents(
+    body: &Body,
+    gravity: DVec3,
+    n: DVec3,
+    lower: bool,
+    out: &mut [Extent],
+) -> usize {
+    let m = body.motion_bound(gravity);
+    let g = n.dot(m.acceleration);
+    let sign = if lower { -1.0 } else { 1.0 };
+    if !body.vertices.is_empty() && m.constant_spin && body.moves() {
+        let w2 = m.angular_velocity.length_squared();
+        for (k, c) in body.vertices.iter().enumerate() {
+            let r = body.orientation * *c;
+            out[k] = Extent {
+                h0: n.dot(body.position + r),
+                h1: n.dot(m.velocity + m.angular_velocity.cross(r)),
+                h2: g + sign * w2 * c.length() * (1.0 + 1e-12),
+            };
+        }
+        body.vertices.len()
+    } else {
+        let pose = body.pose();
+        let h0 = if lower {
+            -body.collider.support(&pose, -n)
+        } else {
+            body.collider.support(&pose, n)
+        };
+        out[0] = Extent {
+            h0,
+            h1: n.dot(m.velocity) + sign * m.spin_along(n),
+            h2: g,
+        };
+        1
+    }
+}
+
+/// The contact band of pair (a, b): ε_c, or `HELD_BAND`·ε_c while a contact step holds it.
+pub(super) fn pair_band(
+    held: &FxHashMap<(u32, u32), (u32, u32)>,
+    epsilon: f64,
+    a: usize,
+    b: usize,
+) -> f64 {
+    if !held.is_empty() && held.contains_key(&(a as u32, b as u32)) {
+        HELD_BAND * epsilon
+    } else {
+        epsilon
+    }
+}
+
+/// A coarse bound for a pair: when its bodies' ballistic paths can first come within the
+/// tolerance of an event.
+#[derive(Clone, Copy)]
+pub(super) enum FirstBound {
+    /// Along the pair's last separating axis ([`EnvelopeBound`]): time from now (s; ∞ if not
+    /// within the extents' horizon), and whether it may be kept across steps.
+    Axis(f64, bool),
+    /// From the bounding spheres: time from now (s).
+    Spheres(f64),
+    /// From the data-parallel stages (a pair never measured): time from now (s).
+    Stage(f64),
+    /// The stages found no meeting within the step: nothing to push.
+    None,
+}
+
+/// A pair needs bounds if one of its bodies moves and one can be pushed or woken.
+pub(super) fn pair_matters(a: &Body, b: &Body) -> bool {
+    (a.moves() || b.moves()) && (a.is_dynamic() || b.is_dynamic())
+}
+
+/// The bound [`World::push_bound`] pushes for bodies `a`, `b` (both at the same time), computed
+/// without touching the world, so that a step's many first bounds can be computed on all cores:
+/// along `axis` (the pair's last separating axis) if there is one, both are convex and their
+/// gap along it exceeds `band`, else from the bounding spheres with `epsilon`. `horizon`: the
+/// time left in the step (see [`pair_axis_extents`]).
+pub(super) fn first_bound(
+    a: &Body,
+    b: &Body,
+    axis: Option<DVec3>,
+    gravity: DVec3,
+    epsilon: f64,
+    band: f64,
+    horizon: f64,
+) -> FirstBound {
+    if let (Some(n), true) = (axis, a.convex && b.convex) {
+        // First the support functions' bound (Mirtich & Canny's separating-axis bound; the
+        // module doc of `toi_bound`): two support queries, where the per-vertex envelope below
+        // solves up to 64 quadratics. It holds for ever; when it already clears the step, the
+        // envelope could not tell the step more.
+        let gap = -a.collider.support(&a.pose(), -n) - b.collider.support(&b.pose(), n);
+        if gap <= band {
+            // Already inside the band along this axis: so is the envelope below, whose gap
+            // now is this one (the same supports, by vertices), and the bounding spheres'
+            // bound follows; skip building it.
+            return FirstBound::Spheres(sphere_bound(a, b, gravity, epsilon));
+        }
+        let (ma, mb) = (a.motion_bound(gravity), b.motion_bound(gravity));
+        let quick = DistanceBound::separating_axis(gap, n, &ma, &mb).time_to(0.5 * band);
+        if quick >= horizon {
+            return FirstBound::Axis(quick, true);
+        }
+        let extents = pair_axis_extents(a, b, gravity, n, horizon);
+        if extents.envelope().gap() > band {
+            return FirstBound::Axis(extents.time_to(0.5 * band), extents.lasting());
+        }
+    }
+    FirstBound::Spheres(sphere_bound(a, b, gravity, epsilon))
+}
+
+/// When the bounding spheres of `a` and `b` (both at the same time) can first come within
+/// `epsilon` (s from now; 0 if they may already be).
+pub(super) fn sphere_bound(a: &Body, b: &Body, gravity: DVec3, epsilon: f64) -> f64 {
+    let d = a.position - b.position;
+    let dist = d.length();
+    let radii = a.bounding_radius + b.bounding_radius;
+    if dist > 0.0 && radii.is_finite() {
+        // Bounding spheres are invariant under rotation: only the centres matter.
+        let n = d / dist;
+        let bound = DistanceBound {
+            d0: dist - radii,
+            c1: n.dot(a.velocity - b.velocity),
+            c2: n.dot(a.acceleration(gravity) - b.acceleration(gravity)),
+        };
+        bound.time_to(epsilon)
+    } else {
+        0.0
+    }
+}
+
+/// The gap of a pair of convex bodies (a, b) along its last separating axis (from b to a) at
+/// their present poses: the least support of a along it minus the greatest of b. A lower
+/// bound on their distance (separating-axis theorem). `None` for a pair with no last axis or a
+/// non-convex body.
+pub(super) fn axis_gap(
+    bodies: &[Body],
+    last_axis: &FxHashMap<(u32, u32), DVec3>,
+    a: usize,
+    b: usize,
+) -> Option<f64> {
+    let n = *last_axis.get(&(a as u32, b as u32))?;
+    let (ba, bb) = (&bodies[a], &bodies[b]);
+    (ba.convex && bb.convex)
+        .then(|| -ba.collider.support(&ba.pose(), -n) - bb.collider.support(&bb.pose(), n))
+}
+
+/// Per-vertex extents of a pair along one axis (see [`World::axis_extents`]).
+pub(super) struct AxisExtents {
+    lower: [Extent; crate::body::MAX_BOUND_VERTICES],
+    upper: [Extent; crate::body::MAX_BOUND_VERTICES],
+    lower_len: usize,
+    upper_len: usize,
+    /// How long the extents hold (s from now): ∞ for an axis fixed in space.
+    horizon: f64,
+}
+
+impl AxisExtents {
+    pub(super) fn envelope(&self) -> EnvelopeBound<'_> {
+        EnvelopeBound {
+            lower: &self.lower[..self.lower_len],
+            upper: &self.upper[..self.upper_len],
+        }
+    }
+
+    /// True if the extents hold for ever, so a bound from them may be kept across steps.
+    pub(super) fn lasting(&self) -> bool {
+        self.horizon == f64::INFINITY
+    }
+
+    /// [`EnvelopeBound::time_to`] within the horizon: ∞ if not before it.
+    pub(super) fn time_to(&self, target: f64) -> f64 {
+        self.within_horizon(self.envelope().time_to_within(target, self.horizon))
+    }
+
+    /// [`EnvelopeBound::return_time`] within the horizon: ∞ if not before it.
+    pub(super) fn return_time(&self, gap: f64) -> f64 {
+        self.within_horizon(self.envelope().return_time(gap))
+    }
+
+    pub(super) fn within_horizon(&self, t: f64) -> f64 {
+        if t < self.horizon {
+            t
+        } else {
+            f64::INFINITY
+        }
+    }
+}

@@ -1,0 +1,82 @@
+//! Sleeping and waking (Mirtich 1996 §4.2): a supported body at rest for a while sleeps; an
+//! impact faster than a microcollision train wakes it and every sleeper resting on it.
+
+use super::World;
+use crate::body::Body;
+use crate::scene::Motion;
+use glam::DVec3;
+
+impl World {
+    /// Puts to sleep, at the end of a frame, every awake dynamic body that has stayed within
+    /// `rest_distance` of its rest anchor for `sleep_time` while a fixed or sleeping support
+    /// held it up (Mirtich 1996, §4.2: the rule needs contact, low speed over a time window and
+    /// a support, so nothing freezes in mid-air).
+    pub(super) fn sleep_resting_bodies(&mut self, t: f64) {
+        if self.settings.sleep_time <= 0.0 {
+            return;
+        }
+        for b in self.bodies.iter_mut().filter(|b| b.is_awake_dynamic()) {
+            let (x0, q0, since) = b.rest_anchor;
+            let turned = q0.angle_between(b.orientation) * b.bounding_radius;
+            if (b.position - x0).length() > self.settings.rest_distance
+                || turned > self.settings.rest_distance
+            {
+                b.rest_anchor = (b.position, b.orientation, t);
+            } else if t - since >= self.settings.sleep_time
+                && t - b.supported_at <= self.settings.sleep_time
+            {
+                b.sleep();
+                self.counts.sleeps += 1;
+            }
+        }
+    }
+
+    /// Wakes sleeping body `i` at time `t`, and every sleeping body resting on it, transitively
+    /// upwards (a body left asleep above a woken support would hang in mid-air). Woken bodies get
+    /// new boxes and bounds for their pairs ([`Self::rebound_bodies`]).
+    pub(super) fn wake_up(&mut self, i: usize, t: f64) {
+        let up = -self.settings.gravity.normalize_or_zero();
+        let mut stack = std::mem::take(&mut self.wake_stack);
+        stack.clear();
+        stack.push(i);
+        let mut woken = std::mem::take(&mut self.woken);
+        woken.clear();
+        let mut cand = std::mem::take(&mut self.candidates);
+        while let Some(k) = stack.pop() {
+            if !self.bodies[k].asleep {
+                continue;
+            }
+            self.bodies[k].advance_to(t, self.settings.gravity);
+            self.bodies[k].wake(t);
+            self.counts.wakes += 1;
+            woken.push(k);
+            let bx = self.boxes[k];
+            self.grid.query(k, &bx, &self.boxes, &mut cand);
+            let height = self.bodies[k].position.dot(up);
+            for &j in &cand {
+                let j = j as usize;
+                if self.bodies[j].asleep && self.bodies[j].position.dot(up) > height {
+                    stack.push(j);
+                }
+            }
+        }
+        self.candidates = cand;
+        // New boxes and bounds for the woken bodies, each pair of two woken bodies once.
+        woken.sort_unstable();
+        self.rebound_bodies(&woken, t);
+        self.woken = woken;
+        self.wake_stack = stack;
+    }
+
+    /// Records that the contact impulse along `n` (from b to a) held a up from b, or b from a.
+    pub(super) fn note_support(&mut self, a: usize, b: usize, n: DVec3) {
+        let up = -self.settings.gravity.normalize_or_zero();
+        let holds = |w: &Body| w.motion == Motion::Fixed || w.asleep;
+        if self.bodies[a].is_awake_dynamic() && holds(&self.bodies[b]) && n.dot(up) > 0.5 {
+            self.bodies[a].supported_at = self.bodies[a].time;
+        }
+        if self.bodies[b].is_awake_dynamic() && holds(&self.bodies[a]) && -n.dot(up) > 0.5 {
+            self.bodies[b].supported_at = self.bodies[b].time;
+        }
+    }
+}
