@@ -1,7 +1,7 @@
 //! Reproducible random scenes for the stage tests and benchmarks (shared, as Box2D's
 //! `benchmark/` scenes are, so the numbers are comparable).
 
-use super::{FrameParams, StageBody, MOTION_DYNAMIC, MOTION_FIXED, MOTION_KINEMATIC};
+use super::{f32_above, FrameParams, StageBody, MOTION_DYNAMIC, MOTION_FIXED, MOTION_KINEMATIC};
 use glam::{DQuat, DVec3, Vec3, Vec4};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -83,7 +83,7 @@ pub fn random_scene(n: usize, seed: u64) -> (Vec<StageBody>, FrameParams) {
                 body.own_min = extent.map(|e| -e);
                 body.own_max = extent;
                 let w = Vec3::from(angular_velocity).as_dvec3().length();
-                body.max_angular_speed = (w * (1.0 + 1e-6)) as f32;
+                body.max_angular_speed = f32_above(w);
                 body.has_own_box = 1;
             }
             body
@@ -99,13 +99,13 @@ pub fn cuboid_half_extents(rng: &mut ChaCha8Rng, radius: f32) -> [f32; 3] {
 }
 
 /// Half-widths of the axis-aligned box of a cuboid with half extents `half` turned by
-/// quaternion `q` (x, y, z, w): |R|·h per axis, in f64 and rounded up to f32.
+/// quaternion `q` (x, y, z, w): |R|·h per axis, in f64 and rounded outwards to f32 ([`f32_above`]).
 pub fn own_box_extent(q: [f32; 4], half: [f32; 3]) -> [f32; 3] {
     let q = DQuat::from_xyzw(q[0].into(), q[1].into(), q[2].into(), q[3].into()).normalize();
     let h = Vec3::from(half).as_dvec3();
     let axes = [q * DVec3::X, q * DVec3::Y, q * DVec3::Z];
     [0, 1, 2].map(|k| {
         let e = axes[0][k].abs() * h.x + axes[1][k].abs() * h.y + axes[2][k].abs() * h.z;
-        (e * (1.0 + 1e-6) + 1e-9) as f32
+        f32_above(e)
     })
 }
