@@ -215,7 +215,7 @@ fn integrate_impulse(m: &DMat3, u0: DVec3, mu: f64, restitution: f64) -> (DVec3,
     // still turns there: seen up to 5e-4 of the impulse on random ill-conditioned pairs
     // (against a converged integration). An adaptive Dormand–Prince integration that
     // approached stops geometrically cut that to 1e-8, but slowed microcollision-mode piles
-    // many times over (session 7), so it was not kept.
+    // many times over, so it was not kept.
     let base_h = scale / 64.0;
     if mu == 0.0 {
         // Frictionless: p' = (0, 0, 1) throughout, u is linear in p_z (closed form).
