@@ -4,9 +4,8 @@
 //! per step (the Gauss–Seidel sweeps, then every shock-propagation level's sweeps), each half a
 //! few hundred microseconds or less. `rayon::join` hands the second half to whichever pool
 //! thread steals it; between contact steps the event loop runs alone for milliseconds and the
-//! other worker goes to sleep: measured on the funnel's first 3 s (2 cores), 5 942 of 6 522
-//! second halves ran on the same thread as the first, so the sweeps took 1.54 s on two threads
-//! against 1.49 s on one.
+//! other worker goes to sleep, so most second halves ran on the same thread as the first and
+//! two threads were no faster than one.
 //!
 //! [`with_partner`] instead claims one pool thread for the whole solve: it spins, waiting for
 //! the jobs [`Partner::run`] posts, one at a time, and takes each at once. A job the partner has

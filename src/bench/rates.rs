@@ -1,0 +1,92 @@
+//! Per-event and per-body rates derived from a run's counters ([`Rates`]).
+
+use crate::world::Counts;
+
+/// Per-event and per-body rates derived from a run's counters (the profile of where the events
+/// go: how many events each body causes, how much heap and bounding work each event costs, how
+/// large the contact steps are).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Rates {
+    /// Collisions per dynamic body per simulated second.
+    pub collisions_per_body_second: f64,
+    /// Microcollisions per dynamic body per simulated second.
+    pub microcollisions_per_body_second: f64,
+    /// Held pairs' local re-solves per dynamic body per simulated second.
+    pub resolves_per_body_second: f64,
+    /// Heap pops (stale included) per impulse event (collision, microcollision or re-solve).
+    pub heap_pops_per_event: Option<f64>,
+    /// Time-of-impact bounds computed per impulse event.
+    pub toi_bounds_per_event: Option<f64>,
+    /// Distance queries per impulse event.
+    pub distance_queries_per_event: Option<f64>,
+    /// Resting contact points per contact step.
+    pub contact_points_per_step: Option<f64>,
+    /// Gauss–Seidel sweeps per contact step.
+    pub sweeps_per_step: Option<f64>,
+    /// Mean size of a step's largest island.
+    pub mean_largest_island: Option<f64>,
+}
+
+impl Rates {
+    /// The rates of `counts` for `bodies` dynamic bodies over `sim_time` simulated seconds.
+    pub fn of(counts: &Counts, bodies: usize, sim_time: f64) -> Rates {
+        let body_seconds = bodies as f64 * sim_time;
+        let per_body_second = |n: u64| {
+            if body_seconds > 0.0 {
+                n as f64 / body_seconds
+            } else {
+                0.0
+            }
+        };
+        let per = |n: u64, d: u64| (d > 0).then(|| n as f64 / d as f64);
+        let events = counts.collisions + counts.microcollisions + counts.held_resolutions;
+        Rates {
+            collisions_per_body_second: per_body_second(counts.collisions),
+            microcollisions_per_body_second: per_body_second(counts.microcollisions),
+            resolves_per_body_second: per_body_second(counts.held_resolutions),
+            heap_pops_per_event: per(counts.heap_pops, events),
+            toi_bounds_per_event: per(counts.toi_bounds, events),
+            distance_queries_per_event: per(counts.distance_queries, events),
+            contact_points_per_step: per(counts.resting_contacts, counts.contact_steps),
+            sweeps_per_step: per(counts.contact_iterations, counts.contact_steps),
+            mean_largest_island: per(counts.largest_island_sum, counts.island_steps),
+        }
+    }
+
+    /// `(name, value)` rows for the figures table.
+    pub(super) fn rows(&self) -> Vec<(String, String)> {
+        let opt = |x: Option<f64>| x.map_or_else(|| "n/a".to_string(), |v| format!("{v:.3}"));
+        vec![
+            (
+                "rate collisions/body/s".into(),
+                format!("{:.3}", self.collisions_per_body_second),
+            ),
+            (
+                "rate microcollisions/body/s".into(),
+                format!("{:.3}", self.microcollisions_per_body_second),
+            ),
+            (
+                "rate re-solves/body/s".into(),
+                format!("{:.3}", self.resolves_per_body_second),
+            ),
+            ("rate heap pops/event".into(), opt(self.heap_pops_per_event)),
+            (
+                "rate TOI bounds/event".into(),
+                opt(self.toi_bounds_per_event),
+            ),
+            (
+                "rate distance queries/event".into(),
+                opt(self.distance_queries_per_event),
+            ),
+            (
+                "rate contact points/step".into(),
+                opt(self.contact_points_per_step),
+            ),
+            ("rate sweeps/step".into(), opt(self.sweeps_per_step)),
+            (
+                "rate mean largest island".into(),
+                opt(self.mean_largest_island),
+            ),
+        ]
+    }
+}

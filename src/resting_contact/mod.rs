@@ -1,0 +1,139 @@
+//! Resting contact as constraints over a contact step (Bender & Schmitt 2006, §3.2; the
+//! "paradigm shift" of Mirtich 1996, §4.2).
+//!
+//! Event-driven simulation resolves a resting contact as a train of microcollisions: a block on
+//! a floor hops at every corner roughly every `2·sqrt(2ε_c/g)` seconds, and a pile of a thousand
+//! blocks fills the event heap with them. Here the contacts that are resting at the start of a
+//! contact step of length `h` (separation within a margin of ε_c, approach slower than the
+//! microcollision speed plus what gravity adds over a step) are instead handled together, once
+//! per step: impulses applied at the step's start so that, flying ballistically over the step,
+//! every contact point ends the step at the target separation or farther, and sticking points
+//! do not slide (Bender & Schmitt's contact handling, eq. 8 and their static-friction rule).
+//!
+//! ## The prediction
+//! With impulses applied at `t₀`, the contact points' relative motion over the step is, to
+//! second order, `d(t₀+h) = d₀ + h·ū` with the *step-mean* relative velocity
+//! `ū = u(t₀) + ½·h·a`, where `a` is the relative acceleration of the two body points (gravity
+//! on awake dynamic bodies and the centripetal terms `ω×(ω×r)`). The constraint for a contact
+//! point with normal `n` is then linear in the impulses:
+//!
+//! - normal: `n·ū ≥ (d_target − d₀)/h`, with accumulated normal impulse ≥ 0 (eq. 2–3: bodies
+//!   never stick together);
+//! - tangential: `ū_t = 0` (static friction: the points end the step where they started, so a
+//!   block on a slope within its friction angle does not creep), as long as the tangential
+//!   impulse stays in the Coulomb cone `|p_t| ≤ μ·p_n` (eq. 6), else sliding with `|p_t| = μ·p_n`
+//!   opposing the slip.
+//!
+//! All points of all pairs are solved together by projected Gauss–Seidel over accumulated
+//! impulses (Bender & Schmitt's iteration "until d_n(t₀+h) is zero within a tolerance"), which
+//! resolves the dependencies inside a pile: a normal row per point, and per pair one friction
+//! patch — the tangential impulse at the points' centroid inside the disk `μ·Σp_n`, and a
+//! twisting impulse about the normal — rather than a friction disk per point (see `Patch`
+//! for why).
+//!
+//! ## Why this stays exact
+//! The prediction is only a way to choose impulses. Every pair stays in the event heap with its
+//! conservative time-of-impact bound: a contact point whose prediction was wrong (a new feature,
+//! a fast spin) is caught by the ordinary event machinery before it penetrates, and collisions
+//! faster than the resting threshold are never taken from it.
+//!
+//! ## Where it lives
+//! - [`RestingContact`], [`StepSettings`], [`StepReport`] (here): a step's input and report;
+//! - `tracked_point`: contact points carried through a step on their bodies ([`TrackedPoint`]);
+//! - `prediction`: the step-mean motion the constraints are written in, and
+//!   [`predicted_separation`];
+//! - `patch`: a pair's normal rows and friction patch, built from its contacts;
+//! - `solver`: [`Solver::solve`], one contact step from contacts to impulses;
+//! - `slots`: the bodies' velocities inside the solver;
+//! - `split`: the two halves a large step is swept in on two threads;
+//! - `sweep`: the projected Gauss–Seidel sweeps and when they stop;
+//! - `shock`: the shock-propagation levels swept after them;
+//! - `warm_start`: the previous step's impulses, kept and reapplied;
+//! - `partner`: the second thread that sweeps half 1.
+
+mod partner;
+mod patch;
+mod prediction;
+mod shock;
+mod slots;
+mod solver;
+mod split;
+mod sweep;
+mod tracked_point;
+mod warm_start;
+
+#[cfg(test)]
+mod tests;
+
+pub use prediction::predicted_separation;
+pub use solver::Solver;
+pub use tracked_point::{tracked_contacts, TrackedPoint};
+
+use crate::narrow_phase::ContactPoint;
+use glam::DVec3;
+
+/// One resting contact point between bodies `a` and `b` at the start of a contact step.
+#[derive(Clone, Copy, Debug)]
+pub struct RestingContact {
+    /// First body (the normal points from b to a).
+    pub a: u32,
+    /// Second body.
+    pub b: u32,
+    /// Contact point, world (m).
+    pub position: DVec3,
+    /// Unit normal from b to a.
+    pub normal: DVec3,
+    /// Separation at the step's start (m; negative: overlap).
+    pub separation: f64,
+    /// Coulomb friction coefficient of the pair.
+    pub friction: f64,
+}
+
+impl RestingContact {
+    /// The contact of bodies `a`, `b` at the narrow phase's point `p`, with the pair's friction.
+    pub fn at(a: usize, b: usize, p: &ContactPoint, friction: f64) -> Self {
+        RestingContact {
+            a: a as u32,
+            b: b as u32,
+            position: p.position,
+            normal: p.normal,
+            separation: p.separation,
+            friction,
+        }
+    }
+}
+
+/// Settings of one contact step.
+#[derive(Clone, Copy, Debug)]
+pub struct StepSettings {
+    /// Step length h (s).
+    pub h: f64,
+    /// Gravity (m/s²).
+    pub gravity: DVec3,
+    /// Separation every contact point should have at the step's end (m).
+    pub target: f64,
+    /// Stop iterating once no impulse changes a point's predicted end position by more than
+    /// this (m).
+    pub tolerance: f64,
+    /// Most Gauss–Seidel sweeps.
+    pub max_iterations: usize,
+    /// Fraction of a contact's shortfall below the target restored over the step (see
+    /// `bias`).
+    pub push_out: f64,
+    /// Sweeps per level of the shock-propagation pass after the Gauss–Seidel sweeps (0: none;
+    /// see `Solver::shock_propagation`).
+    pub shock_iterations: usize,
+    /// Stop sweeping once the residual fell by less than a fifth over this many sweeps (from
+    /// twice this many on; 0: never). Projected Gauss–Seidel with friction cones can stall or
+    /// cycle short of the tolerance; then further sweeps up to `max_iterations` buy nothing.
+    pub stall_window: usize,
+}
+
+/// What one contact step did.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StepReport {
+    /// Gauss–Seidel sweeps done.
+    pub iterations: usize,
+    /// Largest change of a predicted end position in the last sweep (m).
+    pub residual: f64,
+}

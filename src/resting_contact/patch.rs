@@ -1,0 +1,283 @@
+//! A pair's constraints in one contact step: a normal [`Row`] per contact point and one friction
+//! [`Patch`] per pair, how [`Solver::add_patch`] builds them from the pair's contacts, and how an
+//! impulse on each is applied to the two bodies' velocities.
+
+use super::prediction::{bias, relative_acceleration};
+use super::slots::Vel;
+use super::warm_start::tracked;
+use super::{RestingContact, Solver, StepSettings};
+use crate::body::Body;
+use crate::collision_impulse::collision_matrix;
+use glam::{DMat3, DVec3};
+
+/// Normal row of one contact point.
+#[derive(Clone, Copy)]
+pub(super) struct Row {
+    pub(super) ra: DVec3,
+    pub(super) rb: DVec3,
+    pub(super) normal: DVec3,
+    /// Required minimum of the step-mean normal velocity (m/s).
+    pub(super) bias: f64,
+    /// Step-mean normal velocity the bodies' accelerations add: n·½·h·a (m/s).
+    pub(super) drift: f64,
+    /// n·K·n: the row's inverse effective mass.
+    pub(super) k_nn: f64,
+    /// 1 / n·K·n, the row's effective mass: each update multiplies by it instead of
+    /// dividing by `k_nn` (a division sat on the sweep's dependency chain from one row to the
+    /// next, and was its hottest instruction).
+    pub(super) inv_k_nn: f64,
+    /// The effective masses of the row with only a, or only b, taking impulses (the
+    /// shock-propagation pass's one-sided rows): 1 / (1/m_a + (r_a×n)·I_a⁻¹(r_a×n)), and the
+    /// same for b; 0 where that body does not yield.
+    pub(super) inv_k_a: f64,
+    pub(super) inv_k_b: f64,
+    /// Velocity change of a per unit normal impulse: linear `n/m_a`, angular `I_a⁻¹(r_a × n)`
+    /// (and of b, with the opposite sign): the impulse is applied without re-forming the
+    /// world inertia at every Gauss–Seidel update.
+    pub(super) lin_a: DVec3,
+    pub(super) ang_a: DVec3,
+    pub(super) lin_b: DVec3,
+    pub(super) ang_b: DVec3,
+    /// Accumulated normal impulse on a (−impulse·n on b).
+    pub(super) impulse: f64,
+    /// The point in the frame of the body it is tracked on (for warm starting).
+    pub(super) local: DVec3,
+}
+
+/// The contact points of one pair in one step, with their friction as one patch: a tangential
+/// impulse at the points' centroid bounded by `μ·Σp_n`, and a twisting impulse about the normal
+/// bounded by `μ·ρ·Σp_n` with ρ the points' mean distance from the centroid.
+///
+/// Friction per point (each point's own Coulomb disk) is the literal reading of eq. 6, but a
+/// face resting on four corners is statically indeterminate: Gauss–Seidel settles on one of
+/// many normal load sets, generally lopsided, and per-point friction proportional to lopsided
+/// loads twists a sliding block about the normal and makes it slide too fast. The resultant of
+/// a pressure distribution acts at its centre whatever the distribution, which is what the patch
+/// applies.
+#[derive(Clone, Copy)]
+pub(super) struct Patch {
+    pub(super) a: usize,
+    pub(super) b: usize,
+    /// Centroid of the points relative to each centre of mass.
+    pub(super) ra: DVec3,
+    pub(super) rb: DVec3,
+    pub(super) normal: DVec3,
+    pub(super) friction: f64,
+    /// Step-mean relative velocity the accelerations add at the centroid: ½·h·a (m/s).
+    pub(super) drift: DVec3,
+    /// Collision matrix K at the centroid.
+    pub(super) k: DMat3,
+    /// Effective inverse masses and world inverse inertias of a and b (0 for bodies that do
+    /// not yield).
+    pub(super) inv_mass_a: f64,
+    pub(super) inv_mass_b: f64,
+    pub(super) inv_inertia_a: DMat3,
+    pub(super) inv_inertia_b: DMat3,
+    /// Inverse of K at the centroid restricted to the tangent plane.
+    pub(super) k_tt_inv: DMat3,
+    /// Inverse of `n·(I_a⁻¹ + I_b⁻¹)·n`: the twisting row's effective inertia (0: no twist).
+    pub(super) twist_inv: f64,
+    /// Mean distance of the points from the centroid (m): the twisting lever.
+    pub(super) radius: f64,
+    /// Its normal rows: `rows[first..first + count]`.
+    pub(super) first: usize,
+    pub(super) count: usize,
+    /// Accumulated tangential impulse on a at the centroid.
+    pub(super) tangential: DVec3,
+    /// Accumulated twisting impulse on a about the normal (N·m·s).
+    pub(super) twist: f64,
+    /// Height of the centroid along −gravity (sweep order: bottom up).
+    pub(super) height: f64,
+    /// Velocity slots of a and b (see [`Solver::assign_slots`]).
+    pub(super) sa: u32,
+    pub(super) sb: u32,
+    /// Part of the split: 0 or 1 (a half), 2 (cut, or a step too small to split).
+    pub(super) part: u8,
+    /// Where the pair's entries of the previous step start in `Solver::previous` and
+    /// `Solver::previous_patches` (u32::MAX: none), found for the warm start while the patches
+    /// are still in pair order.
+    pub(super) previous_rows: u32,
+    pub(super) previous_patch: u32,
+}
+
+impl Row {
+    /// Applies normal impulse `dp` (on a; −dp on b) to the velocities `va`, `vb` of a and b
+    /// (each only if it moves).
+    pub(super) fn apply_to(
+        &self,
+        va: &mut Vel,
+        vb: &mut Vel,
+        a_moves: bool,
+        b_moves: bool,
+        dp: f64,
+    ) {
+        if a_moves {
+            va.v += self.lin_a * dp;
+            va.w += self.ang_a * dp;
+        }
+        if b_moves {
+            vb.v += -(self.lin_b * dp);
+            vb.w += -(self.ang_b * dp);
+        }
+    }
+}
+
+impl Patch {
+    /// Applies tangential impulse `p` at the centroid and twisting impulse `twist` about the
+    /// normal (on a; the opposite on b) to the velocities `va`, `vb` of a and b (each only if it
+    /// moves).
+    pub(super) fn apply_to(
+        &self,
+        va: &mut Vel,
+        vb: &mut Vel,
+        a_moves: bool,
+        b_moves: bool,
+        p: DVec3,
+        twist: f64,
+    ) {
+        let l = self.normal * twist;
+        if a_moves {
+            va.v += p * self.inv_mass_a;
+            va.w += self.inv_inertia_a * (self.ra.cross(p) + l);
+        }
+        if b_moves {
+            vb.v += -(p * self.inv_mass_b);
+            vb.w += -(self.inv_inertia_b * (self.rb.cross(p) + l));
+        }
+    }
+}
+
+impl Solver {
+    /// Adds the rows of one pair's contact points and their patch.
+    pub(super) fn add_patch(
+        &mut self,
+        bodies: &[Body],
+        points: &[RestingContact],
+        settings: &StepSettings,
+    ) {
+        let h = settings.h;
+        let (a, b) = (points[0].a as usize, points[0].b as usize);
+        let (ba, bb) = (&bodies[a], &bodies[b]);
+        let first = self.rows.len();
+        let t = tracked(bodies, a, b);
+        let (inv_inertia_a, inv_inertia_b) = (ba.inv_inertia_world(), bb.inv_inertia_world());
+        // The collision matrix K of a point at r_a, r_b from the two centres of mass.
+        let k_at = |ra: DVec3, rb: DVec3| {
+            collision_matrix(
+                ba.effective_inv_mass(),
+                &inv_inertia_a,
+                ra,
+                bb.effective_inv_mass(),
+                &inv_inertia_b,
+                rb,
+            )
+        };
+        let mut centroid = DVec3::ZERO;
+        let mut normal = DVec3::ZERO;
+        for c in points {
+            let (ra, rb) = (c.position - ba.position, c.position - bb.position);
+            let n = c.normal;
+            let (ang_a, ang_b) = (inv_inertia_a * ra.cross(n), inv_inertia_b * rb.cross(n));
+            // n·K·n without forming K: 1/m_a + (r_a×n)·I_a⁻¹(r_a×n), and the same for b.
+            let k_a = ba.effective_inv_mass() + ra.cross(n).dot(ang_a);
+            let k_b = bb.effective_inv_mass() + rb.cross(n).dot(ang_b);
+            let k_nn = k_a + k_b;
+            if k_nn.is_nan() || k_nn <= 1e-300 {
+                continue; // neither body yields
+            }
+            let inverse = |k: f64| if k > 1e-300 { 1.0 / k } else { 0.0 };
+            let acc = relative_acceleration(ba, bb, ra, rb, n, settings.gravity);
+            self.rows.push(Row {
+                ra,
+                rb,
+                normal: n,
+                bias: bias(c.separation, settings.target, settings.push_out, h),
+                drift: 0.5 * h * acc.dot(n),
+                k_nn,
+                inv_k_nn: 1.0 / k_nn,
+                inv_k_a: inverse(k_a),
+                inv_k_b: inverse(k_b),
+                lin_a: n * ba.effective_inv_mass(),
+                ang_a,
+                lin_b: n * bb.effective_inv_mass(),
+                ang_b,
+                impulse: 0.0,
+                local: bodies[t].orientation.inverse() * (c.position - bodies[t].position),
+            });
+            centroid += c.position;
+            normal += c.normal;
+        }
+        let count = self.rows.len() - first;
+        if count == 0 {
+            return;
+        }
+        let centroid = centroid / count as f64;
+        let normal = normal.normalize_or(points[0].normal);
+        let radius = self.rows[first..]
+            .iter()
+            .map(|r| {
+                let d = r.ra + ba.position - centroid;
+                (d - d.dot(normal) * normal).length()
+            })
+            .sum::<f64>()
+            / count as f64;
+        let (ra, rb) = (centroid - ba.position, centroid - bb.position);
+        let k = k_at(ra, rb);
+        let twist_k = normal.dot(inv_inertia_a * normal) + normal.dot(inv_inertia_b * normal);
+        self.patches.push(Patch {
+            a,
+            b,
+            ra,
+            rb,
+            normal,
+            friction: points[0].friction,
+            drift: 0.5 * h * relative_acceleration(ba, bb, ra, rb, normal, settings.gravity),
+            k,
+            inv_mass_a: ba.effective_inv_mass(),
+            inv_mass_b: bb.effective_inv_mass(),
+            inv_inertia_a,
+            inv_inertia_b,
+            k_tt_inv: tangent_inverse(&k, normal),
+            twist_inv: if twist_k > 1e-300 && radius > 0.0 {
+                1.0 / twist_k
+            } else {
+                0.0
+            },
+            radius,
+            first,
+            count,
+            tangential: DVec3::ZERO,
+            twist: 0.0,
+            height: -centroid.dot(settings.gravity),
+            sa: u32::MAX,
+            sb: u32::MAX,
+            part: 2,
+            previous_rows: u32::MAX,
+            previous_patch: u32::MAX,
+        });
+    }
+}
+
+/// The inverse of `K` on the tangent plane of `n`: with an orthonormal tangent basis `T`
+/// (3×2), `T (Tᵀ K T)⁻¹ Tᵀ`, so that `p_t = −k_tt_inv · u_t` is the tangential impulse that
+/// stops the tangential slip `u_t` (eq. 5 in both tangent directions at once).
+pub(super) fn tangent_inverse(k: &DMat3, n: DVec3) -> DMat3 {
+    let (t1, t2) = n.any_orthonormal_pair();
+    let (a, b, c, d) = (
+        t1.dot(*k * t1),
+        t1.dot(*k * t2),
+        t2.dot(*k * t1),
+        t2.dot(*k * t2),
+    );
+    let det = a * d - b * c;
+    if det.is_nan() || det.abs() <= 1e-300 {
+        return DMat3::ZERO;
+    }
+    // (TᵀKT)⁻¹ = [d −b; −c a] / det, mapped back to world vectors.
+    let cols = |x: DVec3| {
+        let (x1, x2) = (t1.dot(x), t2.dot(x));
+        let (y1, y2) = ((d * x1 - b * x2) / det, (-c * x1 + a * x2) / det);
+        t1 * y1 + t2 * y2
+    };
+    DMat3::from_cols(cols(DVec3::X), cols(DVec3::Y), cols(DVec3::Z))
+}

@@ -1,0 +1,49 @@
+//! The prediction the constraints are written in: a contact point's relative motion over a step
+//! to second order (its step-mean velocity, with the bodies' relative acceleration), the normal
+//! row's bias towards the target separation, and [`predicted_separation`], the test for whether
+//! a held pair needs its contacts solved again.
+
+use super::{RestingContact, StepSettings};
+use crate::body::Body;
+use glam::DVec3;
+
+/// Least step-mean normal velocity for a contact at separation `d0` (eq. 8 with a target): a
+/// contact farther than the target may close to it over the step; one nearer may not close at
+/// all and is pushed back the fraction `push_out` of the way. Pushing all the way at every step
+/// (as eq. 8 does) can ask more of a jammed pile than its other contacts allow, and
+/// Gauss–Seidel then trades one violated contact for another instead of converging.
+pub(super) fn bias(d0: f64, target: f64, push_out: f64, h: f64) -> f64 {
+    if d0 >= target {
+        (target - d0) / h
+    } else {
+        push_out * (target - d0) / h
+    }
+}
+
+/// Relative acceleration of the two body points of a contact over a step: gravity, and the part
+/// of the centripetal terms ω×(ω×r) that brings them together. Only that part: on a curved
+/// surface (a rolling ball) the contact moves over the body, so the body point's centripetal
+/// motion away from the contact says nothing about the separation, while a polytope's vertex
+/// swinging towards the other body does close the gap.
+pub(super) fn relative_acceleration(
+    ba: &Body,
+    bb: &Body,
+    ra: DVec3,
+    rb: DVec3,
+    normal: DVec3,
+    gravity: DVec3,
+) -> DVec3 {
+    let (w_a, w_b) = (ba.angular_velocity, bb.angular_velocity);
+    let spin = w_a.cross(w_a.cross(ra)) - w_b.cross(w_b.cross(rb));
+    ba.acceleration(gravity) - bb.acceleration(gravity) + spin.dot(normal).min(0.0) * normal
+}
+
+/// Where contact `c`, flying ballistically from now, would be after a step of `settings.h` (m,
+/// to second order): the test for whether a held pair needs its contacts solved again.
+pub fn predicted_separation(bodies: &[Body], c: &RestingContact, settings: &StepSettings) -> f64 {
+    let (ba, bb) = (&bodies[c.a as usize], &bodies[c.b as usize]);
+    let (ra, rb) = (c.position - ba.position, c.position - bb.position);
+    let u = ba.point_velocity(c.position) - bb.point_velocity(c.position)
+        + 0.5 * settings.h * relative_acceleration(ba, bb, ra, rb, c.normal, settings.gravity);
+    c.separation + settings.h * u.dot(c.normal)
+}

@@ -1,0 +1,208 @@
+//! Shock propagation (Guendelman et al. 2003): [`Solver::shock_levels`] layers the contact graph
+//! up from the bodies that do not move, and [`sweep_one_sided`] sweeps a level's patches with
+//! only that level's bodies taking impulses, after the Gauss–Seidel sweeps.
+
+use super::patch::{tangent_inverse, Patch, Row};
+use super::slots::{read, Slots, Vel, STILL};
+use super::split::Part;
+use super::sweep::{friction_rows, RowOrder};
+use super::Solver;
+use crate::collision_impulse::collision_matrix;
+use glam::DMat3;
+
+/// One Gauss–Seidel update of `patch` in the shock-propagation pass: as in
+/// [`sweep_patches`](super::sweep::sweep_patches), but only the bodies marked `free` take
+/// impulses (the others are a lower, frozen level), so each row's effective mass is that of the
+/// free bodies alone, and the friction rows use `k_tt_inv` and `twist_inv` built from them.
+#[allow(clippy::too_many_arguments)]
+fn solve_patch_one_sided(
+    patch: &mut Patch,
+    rows: &mut [Row],
+    row_base: usize,
+    slots: &mut impl Slots,
+    still: &[Vel],
+    one_sided: &OneSided,
+    order: RowOrder,
+) {
+    let (sa, sb) = (patch.sa, patch.sb);
+    let (mut va, mut vb) = (read(sa, slots, still), read(sb, slots, still));
+    let &(free, k_tt_inv, twist_inv) = one_sided;
+    let [a_free, b_free] = free;
+    let mut total = 0.0;
+    let first = patch.first - row_base;
+    for k in 0..patch.count {
+        let row = &mut rows[first + order.index(k, patch.count)];
+        let n = row.normal;
+        // The effective mass of the free bodies alone.
+        let inv_k = match free {
+            [true, true] => row.inv_k_nn,
+            [true, false] => row.inv_k_a,
+            [false, true] => row.inv_k_b,
+            [false, false] => 0.0,
+        };
+        total += row.impulse;
+        if inv_k == 0.0 {
+            continue;
+        }
+        let un = n.dot(va.v + va.w.cross(row.ra) - vb.v - vb.w.cross(row.rb)) + row.drift;
+        let pn = (row.impulse + (row.bias - un) * inv_k).max(0.0);
+        let dp = pn - row.impulse;
+        total += dp;
+        if dp != 0.0 {
+            row.apply_to(&mut va, &mut vb, a_free, b_free, dp);
+            row.impulse = pn;
+        }
+    }
+    if patch.friction > 0.0 {
+        friction_rows(
+            patch, &mut va, &mut vb, free, total, k_tt_inv, twist_inv, 0.0,
+        );
+    }
+    if a_free {
+        slots.set(sa, va);
+    }
+    if b_free {
+        slots.set(sb, vb);
+    }
+}
+
+/// Which bodies of a patch take impulses in its shock-propagation level, with the friction
+/// inverses built from those bodies alone (see [`solve_patch_one_sided`]).
+pub(super) type OneSided = ([bool; 2], DMat3, f64);
+
+/// One one-sided Gauss–Seidel sweep (see [`solve_patch_one_sided`]) over the patches of `part`
+/// that `entries` name (their `(level, index in the step)`), each with its `one_sided`
+/// settings.
+pub(super) fn sweep_one_sided(
+    entries: &[(u32, u32)],
+    one_sided: &[OneSided],
+    part: &mut Part<'_, impl Slots>,
+    still: &[Vel],
+    order: RowOrder,
+) {
+    for (&(_, k), sided) in entries.iter().zip(one_sided) {
+        let patch = &mut part.patches[k as usize - part.patch_base];
+        let (rows, row_base) = (&mut *part.rows, part.row_base);
+        solve_patch_one_sided(patch, rows, row_base, &mut part.slots, still, sided, order);
+    }
+}
+
+impl Solver {
+    /// The levels of shock propagation (Guendelman et al. 2003, as Bender & Schmitt 2006 §3.3
+    /// describe it), swept after the Gauss–Seidel sweeps ([`Self::sweep_parts`]): the contact
+    /// graph is layered from the bodies that do not move (level 0: fixed, kinematic, asleep) by
+    /// breadth-first search; level by level, the patches of that level's bodies are swept
+    /// `shock_iterations` times with every body of a lower level taken as immovable (infinite
+    /// mass: only this level's bodies take impulses), then the level is frozen. The sweeps have
+    /// already shared the load out; this pass settles what they left unconverged from the
+    /// ground up, so a stack's lower bodies carry the upper ones instead of being pushed down by
+    /// them while the iteration is still converging. Bodies not connected to a level-0 body keep
+    /// the sweeps' result. Fills `by_level` (each patch's level and index, in that order) and
+    /// `one_sided`; the levels depend only on the contacts, not on the velocities.
+    pub(super) fn shock_levels(&mut self) {
+        let moving = self.moving.len();
+        // The patches of each moving slot.
+        let start = &mut self.adjacency_start;
+        start.clear();
+        start.resize(moving + 1, 0);
+        for p in &self.patches {
+            for s in [p.sa, p.sb] {
+                if s & STILL == 0 {
+                    start[s as usize + 1] += 1;
+                }
+            }
+        }
+        for k in 0..moving {
+            start[k + 1] += start[k];
+        }
+        self.adjacency.clear();
+        self.adjacency.resize(start[moving] as usize, 0);
+        self.queue.clear();
+        self.queue.extend_from_slice(&start[..moving]); // fill cursors
+        for (k, p) in self.patches.iter().enumerate() {
+            for s in [p.sa, p.sb] {
+                if s & STILL == 0 {
+                    let at = &mut self.queue[s as usize];
+                    self.adjacency[*at as usize] = k as u32;
+                    *at += 1;
+                }
+            }
+        }
+        // Levels by breadth-first search from the bodies that do not move.
+        self.level.clear();
+        self.level.resize(moving, u32::MAX);
+        self.queue.clear();
+        for p in &self.patches {
+            for (s, other) in [(p.sa, p.sb), (p.sb, p.sa)] {
+                if s & STILL != 0 && other & STILL == 0 && self.level[other as usize] == u32::MAX {
+                    self.level[other as usize] = 1;
+                    self.queue.push(other);
+                }
+            }
+        }
+        let mut head = 0;
+        while head < self.queue.len() {
+            let s = self.queue[head] as usize;
+            head += 1;
+            let (lo, hi) = (start[s] as usize, start[s + 1] as usize);
+            for &k in &self.adjacency[lo..hi] {
+                let p = &self.patches[k as usize];
+                let other = if p.sa as usize == s { p.sb } else { p.sa };
+                if other & STILL == 0 && self.level[other as usize] == u32::MAX {
+                    self.level[other as usize] = self.level[s] + 1;
+                    self.queue.push(other);
+                }
+            }
+        }
+        let level_of = |level: &[u32], s: u32| {
+            if s & STILL != 0 {
+                0
+            } else {
+                level[s as usize]
+            }
+        };
+        // The patches by level (a patch belongs to its higher body's level), each with its
+        // friction inverses for impulses on that level's bodies only.
+        self.by_level.clear();
+        self.one_sided.clear();
+        for (k, p) in self.patches.iter().enumerate() {
+            let (la, lb) = (level_of(&self.level, p.sa), level_of(&self.level, p.sb));
+            if la == u32::MAX || lb == u32::MAX {
+                continue;
+            }
+            self.by_level.push((la.max(lb), k as u32));
+        }
+        self.by_level.sort_unstable();
+        for &(level, k) in &self.by_level {
+            let p = &self.patches[k as usize];
+            let a_free = level_of(&self.level, p.sa) == level && p.sa & STILL == 0;
+            let b_free = level_of(&self.level, p.sb) == level && p.sb & STILL == 0;
+            let zero = DMat3::ZERO;
+            let k_free = collision_matrix(
+                if a_free { p.inv_mass_a } else { 0.0 },
+                if a_free { &p.inv_inertia_a } else { &zero },
+                p.ra,
+                if b_free { p.inv_mass_b } else { 0.0 },
+                if b_free { &p.inv_inertia_b } else { &zero },
+                p.rb,
+            );
+            let n = p.normal;
+            let twist_k = if a_free {
+                n.dot(p.inv_inertia_a * n)
+            } else {
+                0.0
+            } + if b_free {
+                n.dot(p.inv_inertia_b * n)
+            } else {
+                0.0
+            };
+            let twist_inv = if p.twist_inv > 0.0 && twist_k > 1e-300 {
+                1.0 / twist_k
+            } else {
+                0.0
+            };
+            self.one_sided
+                .push(([a_free, b_free], tangent_inverse(&k_free, n), twist_inv));
+        }
+    }
+}

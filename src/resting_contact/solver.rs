@@ -1,0 +1,158 @@
+//! [`Solver`]: one contact step from its contacts to the impulses applied to the bodies, and the
+//! buffers it keeps between steps. [`Solver::solve`] builds the rows and patches (`patch`),
+//! orders them bottom up, warm-starts them (`warm_start`), splits them for two threads
+//! (`split`), and sweeps them (`sweep`, `shock`).
+
+use super::patch::{Patch, Row};
+use super::shock::OneSided;
+use super::slots::Vel;
+use super::warm_start::{Solved, SolvedPatch};
+use super::{RestingContact, StepReport, StepSettings};
+use crate::body::Body;
+use glam::DVec3;
+
+/// Reusable buffers for [`Solver::solve`], and the previous step's impulses.
+#[derive(Clone, Default)]
+pub struct Solver {
+    pub(super) rows: Vec<Row>,
+    pub(super) patches: Vec<Patch>,
+    /// Last step's contact points, sorted by pair.
+    pub(super) previous: Vec<Solved>,
+    /// Last step's patches, sorted by pair.
+    pub(super) previous_patches: Vec<SolvedPatch>,
+    /// Last step's length h (s).
+    pub(super) previous_h: f64,
+    /// The time over which last step's impulses carried their contact forces (s): see
+    /// [`Solver::solve`]'s warm start.
+    pub(super) previous_span: f64,
+    /// Velocities of the bodies the step moves, by slot, and their body indices.
+    pub(super) moving: Vec<Vel>,
+    pub(super) moving_bodies: Vec<usize>,
+    /// Velocities of the other bodies of the step (read-only slots).
+    pub(super) still: Vec<Vel>,
+    /// Slot of each body (u32::MAX: not in the step).
+    pub(super) slot: Vec<u32>,
+    /// Scratch for [`Self::assign_slots`].
+    pub(super) side_of: Vec<u8>,
+    pub(super) scratch: Vec<usize>,
+    pub(super) keys: Vec<(f64, usize)>,
+    pub(super) reordered: Vec<Row>,
+    /// Scratch for ordering the patches: by height (with their index), by part, and the
+    /// patches in their new order.
+    pub(super) order: Vec<(f64, u32)>,
+    pub(super) by_part: Vec<u32>,
+    pub(super) gathered: Vec<Patch>,
+    /// Shock propagation: level of each moving slot, the patches of each moving slot (CSR),
+    /// the BFS queue, and the patches in level order with which of their bodies take impulses
+    /// and their one-sided friction inverses.
+    pub(super) level: Vec<u32>,
+    pub(super) adjacency_start: Vec<u32>,
+    pub(super) adjacency: Vec<u32>,
+    pub(super) queue: Vec<u32>,
+    pub(super) by_level: Vec<(u32, u32)>,
+    pub(super) one_sided: Vec<OneSided>,
+}
+
+impl Solver {
+    /// Solves the contact step for `contacts` and applies the impulses to `bodies` (all at the
+    /// step's start). Calls `pushed(a, b, normal)` once per contact that ended with a positive
+    /// normal impulse (for the sleeping rule's support record). With `whole_step`, the
+    /// contacts are all of a step's: warm-started from the previous step's impulses, and kept
+    /// to warm-start the next; otherwise (a few contacts re-solved mid-step) neither. The
+    /// contacts of one pair are expected next to each other (one patch per run of a pair).
+    pub fn solve(
+        &mut self,
+        bodies: &mut [Body],
+        contacts: &[RestingContact],
+        settings: &StepSettings,
+        whole_step: bool,
+        mut pushed: impl FnMut(usize, usize, DVec3),
+    ) -> StepReport {
+        let h = settings.h;
+        self.rows.clear();
+        self.patches.clear();
+        let mut k = 0;
+        while k < contacts.len() {
+            let (a, b) = (contacts[k].a, contacts[k].b);
+            let run = contacts[k..]
+                .iter()
+                .take_while(|c| (c.a, c.b) == (a, b))
+                .count();
+            self.add_patch(bodies, &contacts[k..k + run], settings);
+            k += run;
+        }
+
+        if whole_step {
+            self.find_previous();
+        }
+        // Bottom up: in a pile the lower contacts carry the upper ones, so Gauss–Seidel
+        // converges faster sweeping upwards (the idea behind shock propagation). Equal heights
+        // keep pair order. The patches are large (over 400 bytes): sorting them in place moved
+        // each one many times, so the keys are sorted and each patch is copied once, into its
+        // place.
+        let mut order = std::mem::take(&mut self.order);
+        order.clear();
+        order.extend(
+            self.patches
+                .iter()
+                .enumerate()
+                .map(|(k, p)| (p.height, k as u32)),
+        );
+        order.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+        self.gather_patches(order.iter().map(|&(_, k)| k));
+        self.order = order;
+        let left = self.assign_slots(bodies, settings.gravity);
+        // A steady contact force F (a weight) is carried by an impulse of F times the time
+        // from the middle of the last step to the middle of this one: a body starts the step
+        // with the velocity the last step's second half of gravity gave it, and must end its
+        // step-mean motion at rest. With steps of one length that span is h; where the length
+        // changed, the warm start's impulses are scaled to the new span. (Without this, each
+        // change of `World`'s step length would jolt a pile by the difference, which the few
+        // sweeps of a step do not remove.)
+        let span = if self.previous_h > 0.0 {
+            0.5 * (self.previous_h + h)
+        } else {
+            h
+        };
+        if whole_step {
+            // (Steps that split a frame evenly differ in length by rounding only: those keep
+            // their impulses as they are.)
+            let scale = match span / self.previous_span {
+                r if r.is_finite() && (r - 1.0).abs() > 1e-6 => r,
+                _ => 1.0,
+            };
+            self.warm_start(bodies, scale);
+        }
+        let split = self.group_parts(left);
+        let shock = settings.shock_iterations > 0 && !self.moving.is_empty();
+        if shock {
+            self.shock_levels();
+        }
+        let report = self.sweep_parts(&split, settings, shock);
+        for (i, v) in self.moving_bodies.iter().zip(&self.moving) {
+            bodies[*i].velocity = v.v;
+            bodies[*i].angular_velocity = v.w;
+        }
+        for patch in &self.patches {
+            for row in &self.rows[patch.first..patch.first + patch.count] {
+                if row.impulse > 0.0 {
+                    pushed(patch.a, patch.b, row.normal);
+                }
+            }
+        }
+        if whole_step {
+            self.keep_for_warm_start(h, span);
+        }
+        report
+    }
+
+    /// Puts the patches in the order `order` (each patch's present index, once each) by
+    /// copying each once into a second buffer.
+    pub(super) fn gather_patches(&mut self, order: impl Iterator<Item = u32>) {
+        self.gathered.clear();
+        self.gathered
+            .extend(order.map(|k| self.patches[k as usize]));
+        debug_assert_eq!(self.gathered.len(), self.patches.len());
+        std::mem::swap(&mut self.patches, &mut self.gathered);
+    }
+}

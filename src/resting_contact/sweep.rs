@@ -1,0 +1,323 @@
+//! The projected Gauss–Seidel sweeps of a contact step: one sweep over a part's patches
+//! ([`sweep_patches`], each patch's normal rows then its friction rows), the order a sweep takes
+//! the rows in ([`RowOrder`]), when to stop sweeping ([`StallWatch`]), and
+//! [`Solver::sweep_parts`], which runs the sweeps and then the shock-propagation levels on the
+//! two halves of a step at once.
+
+use super::partner::with_partner;
+use super::patch::Patch;
+use super::shock::sweep_one_sided;
+use super::slots::{read, Slice, Slots, Vel, STILL};
+use super::split::{lock, with_cut, Part, Split};
+use super::{Solver, StepReport, StepSettings};
+use glam::{DMat3, DVec3};
+use std::sync::Mutex;
+
+/// A residual above this fraction of its value `stall_window` sweeps earlier is stalled.
+const STALL_RATIO: f64 = 0.8;
+
+/// Largest `stall_window` honoured.
+const MAX_STALL_WINDOW: usize = 16;
+
+/// Watches a run of sweeps' residuals for a stall (see [`StepSettings::stall_window`]).
+pub(super) struct StallWatch {
+    window: usize,
+    /// The last `window` residuals, by sweep number modulo the window.
+    history: [f64; MAX_STALL_WINDOW],
+}
+
+impl StallWatch {
+    /// A watch over `window` sweeps (0: never stalls).
+    pub(super) fn new(window: usize) -> Self {
+        StallWatch {
+            window: window.min(MAX_STALL_WINDOW),
+            history: [f64::INFINITY; MAX_STALL_WINDOW],
+        }
+    }
+
+    /// Records sweep `sweep`'s (from 0) residual; true once it is above `STALL_RATIO` times
+    /// the residual `window` sweeps earlier, from sweep `2·window` on.
+    pub(super) fn stalled(&mut self, sweep: usize, residual: f64) -> bool {
+        if self.window == 0 {
+            return false;
+        }
+        let slot = sweep % self.window;
+        let stalled = sweep >= 2 * self.window && residual > STALL_RATIO * self.history[slot];
+        self.history[slot] = residual;
+        stalled
+    }
+}
+
+/// The order a sweep takes a patch's normal rows in: as stored on even sweeps, reversed on odd
+/// ones (symmetric Gauss–Seidel), in the sweeps and in the shock-propagation pass alike. A face
+/// resting on four corners is statically indeterminate, and a few sweeps always in one order
+/// leave a residual spin towards the corner solved last: a stack then stands higher above its
+/// target and slides further than with alternating orders.
+#[derive(Clone, Copy)]
+pub(super) enum RowOrder {
+    Forward,
+    Backward,
+}
+
+impl RowOrder {
+    /// The order of sweep number `sweep` (from 0).
+    pub(super) fn of_sweep(sweep: usize) -> RowOrder {
+        if sweep.is_multiple_of(2) {
+            RowOrder::Forward
+        } else {
+            RowOrder::Backward
+        }
+    }
+
+    /// The index of the `k`-th row to take of `count`.
+    #[inline(always)]
+    pub(super) fn index(self, k: usize, count: usize) -> usize {
+        match self {
+            RowOrder::Forward => k,
+            RowOrder::Backward => count - 1 - k,
+        }
+    }
+}
+
+/// A job for the partner thread (see [`partner`](super::partner)): one sweep of half 1, or one
+/// shock-propagation sweep of half 1's patches `by_level[from..to]`.
+#[derive(Clone, Copy)]
+enum Job {
+    Sweep(RowOrder),
+    Shock {
+        from: usize,
+        to: usize,
+        order: RowOrder,
+    },
+}
+
+/// One projected Gauss–Seidel sweep over the patches of `part`, each patch's normal rows in
+/// `order` (see [`RowOrder`]). Returns the largest change of a predicted end position.
+fn sweep_patches(part: &mut Part<'_, impl Slots>, still: &[Vel], h: f64, order: RowOrder) -> f64 {
+    let (rows, row_base, slots) = (&mut *part.rows, part.row_base, &mut part.slots);
+    let mut residual_sq: f64 = 0.0;
+    for patch in part.patches.iter_mut() {
+        let (sa, sb) = (patch.sa, patch.sb);
+        // The two bodies' velocities stay in locals for the whole patch and are stored once at
+        // its end: every row of a patch updates the same two bodies, and reading back a
+        // velocity just stored stalls on store forwarding (the sweep's hottest instruction was
+        // that load). Same arithmetic in the same order as updating them in place.
+        let (mut va, mut vb) = (read(sa, slots, still), read(sb, slots, still));
+        let (a_moves, b_moves) = (sa & STILL == 0, sb & STILL == 0);
+        // Normal rows (eq. 8 with the clamp of eq. 3: the accumulated normal impulse never
+        // pulls).
+        let mut total = 0.0;
+        let first = patch.first - row_base;
+        for k in 0..patch.count {
+            let row = &mut rows[first + order.index(k, patch.count)];
+            let n = row.normal;
+            let un = n.dot(va.v + va.w.cross(row.ra) - vb.v - vb.w.cross(row.rb)) + row.drift;
+            let pn = (row.impulse + (row.bias - un) * row.inv_k_nn).max(0.0);
+            let dp = pn - row.impulse;
+            total += pn;
+            if dp == 0.0 {
+                continue;
+            }
+            let r = row.k_nn * dp * h;
+            residual_sq = residual_sq.max(r * r);
+            row.apply_to(&mut va, &mut vb, a_moves, b_moves, dp);
+            row.impulse = pn;
+        }
+        if patch.friction > 0.0 {
+            let (k_tt_inv, twist_inv) = (patch.k_tt_inv, patch.twist_inv);
+            let moves = [a_moves, b_moves];
+            let r = friction_rows(
+                patch, &mut va, &mut vb, moves, total, k_tt_inv, twist_inv, h,
+            );
+            residual_sq = residual_sq.max(r);
+        }
+        if a_moves {
+            slots.set(sa, va);
+        }
+        if b_moves {
+            slots.set(sb, vb);
+        }
+    }
+    // Kept squared over the sweep (one square root here, not one per patch).
+    residual_sq.sqrt()
+}
+
+/// The friction rows of one patch, after its normal rows summed to `total`: the tangential
+/// impulse at the centroid inside the Coulomb disk `μ·total` (eq. 5–6), then the twisting
+/// impulse about the normal inside `μ·ρ·total`, each applied to the bodies that `moves`, with
+/// the tangent-plane inverse `k_tt_inv` and twisting inverse `twist_inv` of those bodies.
+/// Returns the square of the largest change of a predicted end position over a step of `h`
+/// (squared: no square root for a residual that is only compared).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn friction_rows(
+    patch: &mut Patch,
+    va: &mut Vel,
+    vb: &mut Vel,
+    moves: [bool; 2],
+    total: f64,
+    k_tt_inv: DMat3,
+    twist_inv: f64,
+    h: f64,
+) -> f64 {
+    let [a_moves, b_moves] = moves;
+    let mut residual_sq: f64 = 0.0;
+    let n = patch.normal;
+    let u = va.v + va.w.cross(patch.ra) - vb.v - vb.w.cross(patch.rb) + patch.drift;
+    let ut = u - u.dot(n) * n;
+    let mut pt = patch.tangential - k_tt_inv * ut;
+    pt -= pt.dot(n) * n;
+    // Compared squared: the square root is only taken where the impulse is clamped (a
+    // sliding patch), not for every sticking one.
+    let limit = patch.friction * total;
+    let len_sq = pt.length_squared();
+    if len_sq > limit * limit {
+        pt *= limit / len_sq.sqrt();
+    }
+    let dpt = pt - patch.tangential;
+    if dpt != DVec3::ZERO {
+        residual_sq = residual_sq.max((patch.k * dpt).length_squared() * (h * h));
+        patch.apply_to(va, vb, a_moves, b_moves, dpt, 0.0);
+        patch.tangential = pt;
+    }
+    if twist_inv > 0.0 {
+        let spin = n.dot(va.w - vb.w);
+        let limit = patch.friction * patch.radius * total;
+        let tw = (patch.twist - twist_inv * spin).clamp(-limit, limit);
+        let dtw = tw - patch.twist;
+        if dtw != 0.0 {
+            let r = dtw / twist_inv * patch.radius * h;
+            residual_sq = residual_sq.max(r * r);
+            patch.apply_to(va, vb, a_moves, b_moves, DVec3::ZERO, dtw);
+            patch.twist = tw;
+        }
+    }
+    residual_sq
+}
+
+impl Solver {
+    /// The step's Gauss–Seidel sweeps (until the residual is within the tolerance, stalls, or
+    /// `max_iterations`), then, with `shock`, the shock-propagation levels' sweeps
+    /// ([`Self::shock_levels`]). Each sweep takes half 0's patches here and half 1's on the
+    /// partner thread at the same time ([`partner`](super::partner); they share no moving body,
+    /// and a lower level's bodies are only read), then the cut patches here, so the result is
+    /// that of taking the halves one after the other, on any number of threads.
+    pub(super) fn sweep_parts(
+        &mut self,
+        split: &Split,
+        settings: &StepSettings,
+        shock: bool,
+    ) -> StepReport {
+        let h = settings.h;
+        let Solver {
+            patches,
+            rows,
+            moving,
+            still,
+            by_level,
+            one_sided,
+            ..
+        } = self;
+        let (still, by_level, one_sided) = (&*still, &*by_level, &*one_sided);
+        let (p01, p_cut) = patches.split_at_mut(split.patches[1]);
+        let (p0, p1) = p01.split_at_mut(split.patches[0]);
+        let (r01, r_cut) = rows.split_at_mut(split.rows[1]);
+        let (r0, r1) = r01.split_at_mut(split.rows[0]);
+        let (m0, m1) = moving.split_at_mut(split.bodies as usize);
+        let mut half0 = Part {
+            patches: p0,
+            patch_base: 0,
+            rows: r0,
+            row_base: 0,
+            slots: Slice {
+                moving: m0,
+                base: 0,
+            },
+        };
+        let half1 = Mutex::new(Part {
+            patches: p1,
+            patch_base: split.patches[0],
+            rows: r1,
+            row_base: split.rows[0],
+            slots: Slice {
+                moving: m1,
+                base: split.bodies,
+            },
+        });
+        let work = |job: Job| {
+            let mut part = lock(&half1);
+            match job {
+                Job::Sweep(order) => sweep_patches(&mut part, still, h, order),
+                Job::Shock { from, to, order } => {
+                    let (entries, sided) = (&by_level[from..to], &one_sided[from..to]);
+                    sweep_one_sided(entries, sided, &mut part, still, order);
+                    0.0
+                }
+            }
+        };
+        let bases = (split.patches[1], split.rows[1]);
+        with_partner(split.patches[1] > 0, &work, |partner| {
+            let mut report = StepReport::default();
+            let mut watch = StallWatch::new(settings.stall_window);
+            for sweep in 0..settings.max_iterations {
+                let order = RowOrder::of_sweep(sweep);
+                let (res0, res1) = partner.run(Job::Sweep(order), || {
+                    sweep_patches(&mut half0, still, h, order)
+                });
+                let res_cut = with_cut(p_cut, r_cut, bases, half0.slots.moving, &half1, |cut| {
+                    sweep_patches(cut, still, h, order)
+                });
+                let residual = res0.max(res1).max(res_cut);
+                report.iterations = sweep + 1;
+                report.residual = residual;
+                if residual <= settings.tolerance || watch.stalled(sweep, residual) {
+                    break;
+                }
+            }
+            if !shock {
+                return report;
+            }
+            let mut i = 0;
+            while i < by_level.len() {
+                let level = by_level[i].0;
+                let j = i + by_level[i..].iter().take_while(|e| e.0 == level).count();
+                // The level's patches of half 0, of half 1 and cut: they are in patch order,
+                // and the patches in part order.
+                let entries = &by_level[i..j];
+                let c0 = i + entries.partition_point(|e| (e.1 as usize) < split.patches[0]);
+                let c1 = i + entries.partition_point(|e| (e.1 as usize) < split.patches[1]);
+                for sweep in 0..settings.shock_iterations {
+                    let order = RowOrder::of_sweep(sweep);
+                    let mut mine = || {
+                        sweep_one_sided(
+                            &by_level[i..c0],
+                            &one_sided[i..c0],
+                            &mut half0,
+                            still,
+                            order,
+                        );
+                        0.0
+                    };
+                    if c1 > c0 {
+                        partner.run(
+                            Job::Shock {
+                                from: c0,
+                                to: c1,
+                                order,
+                            },
+                            mine,
+                        );
+                    } else {
+                        mine();
+                    }
+                    with_cut(p_cut, r_cut, bases, half0.slots.moving, &half1, |cut| {
+                        sweep_one_sided(&by_level[c1..j], &one_sided[c1..j], cut, still, order);
+                        0.0
+                    });
+                }
+                i = j;
+            }
+            report
+        })
+    }
+}

@@ -1,0 +1,181 @@
+//! Warm starting: each step's impulses are kept by pair ([`Solver::keep_for_warm_start`]), and
+//! the next step starts each row and patch from its pair's impulses of the last one
+//! ([`Solver::find_previous`], [`Solver::warm_start`]), so a resting pile needs only the change
+//! since the last step, not to rebuild its whole weight chain from zero.
+
+use super::slots::{read, STILL};
+use super::Solver;
+use crate::body::Body;
+use glam::DVec3;
+
+/// A solved contact point of the previous step, kept to warm-start the next one.
+#[derive(Clone, Copy)]
+pub(super) struct Solved {
+    pub(super) a: u32,
+    pub(super) b: u32,
+    pub(super) local: DVec3,
+    pub(super) impulse: f64,
+}
+
+/// A solved patch of the previous step (friction impulses), kept to warm-start the next one.
+#[derive(Clone, Copy)]
+pub(super) struct SolvedPatch {
+    pub(super) a: u32,
+    pub(super) b: u32,
+    pub(super) tangential: DVec3,
+    pub(super) twist: f64,
+}
+
+/// The body a contact point is tracked on between steps: b unless b does not move.
+pub(super) fn tracked(bodies: &[Body], a: usize, b: usize) -> usize {
+    if bodies[b].is_awake_dynamic() {
+        b
+    } else {
+        a
+    }
+}
+
+impl Solver {
+    /// Keeps this step's impulses, sorted by pair, to warm-start the next step: its length `h`,
+    /// and `span`, the time its impulses carried the contact forces over (see
+    /// [`Solver::solve`]).
+    pub(super) fn keep_for_warm_start(&mut self, h: f64, span: f64) {
+        self.previous.clear();
+        self.previous_patches.clear();
+        self.previous_h = h;
+        self.previous_span = span;
+        for patch in &self.patches {
+            let (a, b) = (patch.a as u32, patch.b as u32);
+            self.previous.extend(
+                self.rows[patch.first..patch.first + patch.count]
+                    .iter()
+                    .map(|r| Solved {
+                        a,
+                        b,
+                        local: r.local,
+                        impulse: r.impulse,
+                    }),
+            );
+            self.previous_patches.push(SolvedPatch {
+                a,
+                b,
+                tangential: patch.tangential,
+                twist: patch.twist,
+            });
+        }
+        self.previous.sort_by_key(|x| (x.a, x.b));
+        self.previous_patches.sort_by_key(|x| (x.a, x.b));
+    }
+
+    /// Finds each patch's entries of the previous step (`Patch::previous_rows`,
+    /// `Patch::previous_patch`). The step's pairs come in pair order, as the previous ones are
+    /// kept: one merge walks both lists (two binary searches per patch were most of the warm
+    /// start's cost). A pair out of order is searched for.
+    pub(super) fn find_previous(&mut self) {
+        let (rows, patches) = (&self.previous, &self.previous_patches);
+        let (mut r, mut q) = (0, 0);
+        let mut last = (0u32, 0u32);
+        for patch in self.patches.iter_mut() {
+            let key = (patch.a as u32, patch.b as u32);
+            if key < last {
+                r = rows.partition_point(|x| (x.a, x.b) < key);
+                q = patches.partition_point(|x| (x.a, x.b) < key);
+            } else {
+                while r < rows.len() && (rows[r].a, rows[r].b) < key {
+                    r += 1;
+                }
+                while q < patches.len() && (patches[q].a, patches[q].b) < key {
+                    q += 1;
+                }
+            }
+            last = key;
+            patch.previous_rows = match rows.get(r) {
+                Some(x) if (x.a, x.b) == key => r as u32,
+                _ => u32::MAX,
+            };
+            patch.previous_patch = match patches.get(q) {
+                Some(x) if (x.a, x.b) == key => q as u32,
+                _ => u32::MAX,
+            };
+        }
+    }
+
+    /// Starts each row from the impulse its contact had at the end of the previous step (same
+    /// pair, same point on the tracked body within a few percent of the body's size), and each
+    /// patch from its pair's friction impulses, kept inside the new friction cone; applies
+    /// them. A resting pile then needs only the change since the last step, not to rebuild its
+    /// whole weight chain from zero. The previous impulses are multiplied by `scale`: the
+    /// span of time this step's impulses carry the contact forces over, to the last one's
+    /// (see [`Solver::solve`]).
+    pub(super) fn warm_start(&mut self, bodies: &[Body], scale: f64) {
+        if self.previous.is_empty() {
+            return;
+        }
+        for patch in self.patches.iter_mut() {
+            let (a, b) = (patch.a, patch.b);
+            let key = (a as u32, b as u32);
+            let t = tracked(bodies, a, b);
+            let reach = 0.05 * bodies[t].bounding_radius.min(1e3);
+            let (sa, sb) = (patch.sa, patch.sb);
+            let (mut va, mut vb) = (
+                read(sa, &self.moving, &self.still),
+                read(sb, &self.moving, &self.still),
+            );
+            let (a_moves, b_moves) = (sa & STILL == 0, sb & STILL == 0);
+            let mut total = 0.0;
+            let earlier = match patch.previous_rows {
+                u32::MAX => &[][..],
+                start => &self.previous[start as usize..],
+            };
+            for row in &mut self.rows[patch.first..patch.first + patch.count] {
+                let mut best = None;
+                let mut best_d = reach * reach;
+                for old in earlier.iter().take_while(|x| (x.a, x.b) == key) {
+                    let d = (old.local - row.local).length_squared();
+                    if d <= best_d {
+                        best_d = d;
+                        best = Some(old.impulse);
+                    }
+                }
+                let Some(pn) = best.map(|p| p * scale) else {
+                    continue;
+                };
+                if pn <= 0.0 {
+                    continue;
+                }
+                row.impulse = pn;
+                total += pn;
+                row.apply_to(&mut va, &mut vb, a_moves, b_moves, pn);
+            }
+            // `u32::MAX`: the pair had no patch last step (said outright, as for the rows, not
+            // left to an index out of range).
+            let old = match patch.previous_patch {
+                u32::MAX => None,
+                k => self.previous_patches.get(k as usize),
+            };
+            if let Some(old) = old {
+                let n = patch.normal;
+                let mut pt = (old.tangential - old.tangential.dot(n) * n) * scale;
+                let limit = patch.friction * total;
+                if pt.length() > limit {
+                    pt *= limit / pt.length();
+                }
+                let tw_limit = patch.friction * patch.radius * total;
+                let tw = if patch.twist_inv > 0.0 {
+                    (old.twist * scale).clamp(-tw_limit, tw_limit)
+                } else {
+                    0.0
+                };
+                patch.tangential = pt;
+                patch.twist = tw;
+                patch.apply_to(&mut va, &mut vb, a_moves, b_moves, pt, tw);
+            }
+            if a_moves {
+                self.moving[sa as usize] = va;
+            }
+            if b_moves {
+                self.moving[sb as usize] = vb;
+            }
+        }
+    }
+}
