@@ -75,11 +75,11 @@ const KEY_MAX: u32 = 0xffffffffu;
 
 @group(0) @binding(0) var<uniform> params: FrameParams;
 @group(0) @binding(1) var<uniform> sort: SortParams;
-@group(0) @binding(2) var<storage, read> boxes: array<Aabb>;
+@group(0) @binding(2) var<storage, read> boxes: array<StageAabb>;
 @group(0) @binding(3) var<storage, read_write> bump: Bump;
 @group(0) @binding(4) var<storage, read_write> stats: array<BroadPhaseStats>;
 @group(0) @binding(5) var<storage, read_write> sorted: array<vec4<u32>>;
-@group(0) @binding(6) var<storage, read_write> sorted_boxes: array<Aabb>;
+@group(0) @binding(6) var<storage, read_write> sorted_boxes: array<StageAabb>;
 @group(0) @binding(7) var<storage, read_write> pairs: array<vec2<u32>>;
 @group(0) @binding(8) var<storage, read_write> pair_dispatch: array<u32>;
 
@@ -88,7 +88,7 @@ var<workgroup> red_sq: array<vec3<f32>, REDUCE_WG>;
 var<workgroup> red_ext: array<vec3<f32>, REDUCE_WG>;
 var<workgroup> sort_shared: array<vec4<u32>, SORT_BLOCK>;
 
-fn box_centre(b: Aabb) -> vec3<f32> {
+fn box_centre(b: StageAabb) -> vec3<f32> {
     return 0.5 * (b.min + b.max);
 }
 
@@ -310,11 +310,11 @@ fn broad_phase_emit(a: u32, b: u32) {
     }
 }
 
-fn boxes_overlap(a: Aabb, b: Aabb) -> bool {
+fn boxes_overlap(a: StageAabb, b: StageAabb) -> bool {
     return all(a.min <= b.max) && all(b.min <= a.max);
 }
 
-fn broad_phase_test(i: u32, bi: Aabb, j: u32, bj: Aabb) {
+fn broad_phase_test(i: u32, bi: StageAabb, j: u32, bj: StageAabb) {
     if boxes_overlap(bi, bj) && !(bi.motion == MOTION_FIXED && bj.motion == MOTION_FIXED) {
         broad_phase_emit(i, j);
     }
@@ -348,7 +348,7 @@ fn lower_bound(probe: vec4<u32>, lo_in: u32, hi_in: u32) -> u32 {
 }
 
 // Scans column `col` from position `start` while its boxes start before box i ends.
-fn sweep_column(start: u32, small: u32, col: u32, i: u32, bi: Aabb, axis: u32) {
+fn sweep_column(start: u32, small: u32, col: u32, i: u32, bi: StageAabb, axis: u32) {
     let reach = bi.max[axis];
     for (var q = start; q < small; q += 1u) {
         let e = sorted[q];

@@ -19,13 +19,13 @@
 @group(0) @binding(0) var<uniform> params: FrameParams;
 @group(0) @binding(1) var<storage, read> bodies: array<StageBody>;
 @group(0) @binding(2) var<storage, read> overrides: array<BoxOverride>;
-@group(0) @binding(3) var<storage, read_write> boxes: array<Aabb>;
+@group(0) @binding(3) var<storage, read_write> boxes: array<StageAabb>;
 
 fn centre_at(x: f32, v: f32, g: f32, s: f32) -> f32 {
     return x + v * s + 0.5 * g * s * s;
 }
 
-fn swept_aabb_one(ix: u32) -> Aabb {
+fn swept_aabb_one(ix: u32) -> StageAabb {
     let b = bodies[ix];
     let s0 = params.frame_start - b.time;
     let s1 = s0 + params.frame_period;
@@ -66,7 +66,7 @@ fn swept_aabb_one(ix: u32) -> Aabb {
             hi[k] = min(hi[k], h + b.own_max[k] + own_pad);
         }
     }
-    return Aabb(lo, b.motion, hi, 0u);
+    return StageAabb(lo, b.motion, hi, 0u);
 }
 
 @compute @workgroup_size(WG_SIZE)
@@ -84,7 +84,7 @@ fn swept_aabb_override(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
     if ix < params.override_count {
         let o = overrides[ix];
         if o.body < params.body_count {
-            boxes[o.body] = Aabb(o.aabb.min, boxes[o.body].motion, o.aabb.max, 0u);
+            boxes[o.body] = StageAabb(o.aabb.min, boxes[o.body].motion, o.aabb.max, 0u);
         }
     }
 }

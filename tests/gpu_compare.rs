@@ -24,8 +24,8 @@ use std::sync::{Mutex, OnceLock};
 use tumble::gpu::GpuStages;
 use tumble::stages::scene::random_scene;
 use tumble::stages::{
-    broad_phase, integrate, pair_bounds, swept_aabb, Aabb, BoxOverride, CpuStages, FrameParams,
-    FrameStages, PairBound, StageBody, MOTION_DYNAMIC, ROUND_REL, TOI_NONE,
+    broad_phase, integrate, pair_bounds, swept_aabb, BoxOverride, CpuStages, FrameParams,
+    FrameStages, PairBound, StageAabb, StageBody, MOTION_DYNAMIC, ROUND_REL, TOI_NONE,
 };
 
 const SIZES: [usize; 6] = [1, 2, 63, 64, 65, 10_000];
@@ -68,7 +68,7 @@ fn floor_override(bodies: &[StageBody]) -> Vec<BoxOverride> {
     let top = b.position[2] + r;
     vec![BoxOverride::new(
         0,
-        Aabb::new(
+        StageAabb::new(
             [b.position[0] - r, b.position[1] - r, top - 1.0],
             [b.position[0] + r, b.position[1] + r, top],
             0,
@@ -102,7 +102,7 @@ fn assert_bodies_close(gpu: &[StageBody], cpu: &[StageBody], n: usize) {
     }
 }
 
-fn assert_boxes_close(gpu: &[Aabb], cpu: &[Aabb], n: usize) {
+fn assert_boxes_close(gpu: &[StageAabb], cpu: &[StageAabb], n: usize) {
     assert_eq!(gpu.len(), cpu.len());
     for (i, (g, c)) in gpu.iter().zip(cpu).enumerate() {
         assert_eq!(g.motion, c.motion, "n={n} box {i}");
@@ -170,7 +170,7 @@ fn assert_conservative(
     }
 }
 
-fn brute_force(boxes: &[Aabb]) -> Vec<[u32; 2]> {
+fn brute_force(boxes: &[StageAabb]) -> Vec<[u32; 2]> {
     let mut out = Vec::new();
     for i in 0..boxes.len() {
         for j in i + 1..boxes.len() {

@@ -14,11 +14,11 @@ use tumble::stages::pair_bounds::pair_bounds;
 use tumble::stages::scene::random_scene;
 use tumble::stages::swept_aabb::swept_aabb;
 use tumble::stages::{
-    Aabb, BoxOverride, CpuStages, FrameParams, FrameStages, StageBody, MOTION_DYNAMIC,
+    BoxOverride, CpuStages, FrameParams, FrameStages, StageAabb, StageBody, MOTION_DYNAMIC,
     MOTION_FIXED, MOTION_KINEMATIC, TOI_NONE,
 };
 
-fn brute_force(boxes: &[Aabb]) -> Vec<[u32; 2]> {
+fn brute_force(boxes: &[StageAabb]) -> Vec<[u32; 2]> {
     let mut out = Vec::new();
     for i in 0..boxes.len() {
         for j in i + 1..boxes.len() {
@@ -91,7 +91,7 @@ fn own_boxes_contain_the_turning_cuboid_and_stay_inside_the_sphere_box() {
             }
             halves.push(v64(half));
         }
-        let spheres: Vec<Aabb> = {
+        let spheres: Vec<StageAabb> = {
             let plain: Vec<StageBody> = bodies
                 .iter()
                 .map(|b| StageBody {
@@ -160,13 +160,13 @@ fn swept_box_of_a_fixed_body_is_its_sphere_box_and_overrides_replace_it() {
         assert!((boxes[0].min[k] - (b.position[k] - 0.5)).abs() < 1e-5);
         assert!((boxes[0].max[k] - (b.position[k] + 0.5)).abs() < 1e-5);
     }
-    let exact = Aabb::new([0.0; 3], [1.0; 3], 99);
+    let exact = StageAabb::new([0.0; 3], [1.0; 3], 99);
     let boxes = swept_aabb(
         &params,
         &[b],
         &[BoxOverride::new(0, exact), BoxOverride::new(7, exact)],
     );
-    assert_eq!(boxes[0], Aabb::new([0.0; 3], [1.0; 3], MOTION_FIXED));
+    assert_eq!(boxes[0], StageAabb::new([0.0; 3], [1.0; 3], MOTION_FIXED));
 }
 
 #[test]
@@ -189,11 +189,11 @@ fn broad_phase_equals_brute_force_far_from_the_origin() {
         (-3e4, 5.0, 0.3),
         (0.0, 1e-3, 1e-4),
     ] {
-        let boxes: Vec<Aabb> = (0..2000)
+        let boxes: Vec<StageAabb> = (0..2000)
             .map(|_| {
                 let c = [0; 3].map(|_| centre + rng.random_range(-spread..spread));
                 let h = [0; 3].map(|_| rng.random_range(0.0..size));
-                Aabb::new(
+                StageAabb::new(
                     [0, 1, 2].map(|k| c[k] - h[k]),
                     [0, 1, 2].map(|k| c[k] + h[k]),
                     rng.random_range(0..3),
@@ -230,7 +230,7 @@ fn broad_phase_sends_the_floor_to_the_large_list() {
     );
 }
 
-fn arb_box() -> impl Strategy<Value = Aabb> {
+fn arb_box() -> impl Strategy<Value = StageAabb> {
     (
         prop::array::uniform3(-50.0f32..50.0),
         prop::array::uniform3(0.0f32..3.0),
@@ -239,7 +239,7 @@ fn arb_box() -> impl Strategy<Value = Aabb> {
     )
         .prop_map(|(c, h, motion, huge)| {
             let h = if huge { h.map(|x| 20.0 * x + 40.0) } else { h };
-            Aabb::new(
+            StageAabb::new(
                 [0, 1, 2].map(|k| c[k] - h[k]),
                 [0, 1, 2].map(|k| c[k] + h[k]),
                 motion,

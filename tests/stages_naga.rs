@@ -6,7 +6,9 @@ use naga::valid::{Capabilities, ValidationFlags, Validator};
 use std::mem::{offset_of, size_of};
 use tumble::gpu::shader::{stage_source, STAGES};
 use tumble::gpu::SortParams;
-use tumble::stages::{Aabb, BoxOverride, BroadPhaseStats, Bump, FrameParams, PairBound, StageBody};
+use tumble::stages::{
+    BoxOverride, BroadPhaseStats, Bump, FrameParams, PairBound, StageAabb, StageBody,
+};
 
 fn module(stage: &str) -> naga::Module {
     let src = stage_source(stage).unwrap();
@@ -122,12 +124,12 @@ fn shared_struct_layouts_match() {
     );
     check(
         "swept_aabb",
-        "Aabb",
-        size_of::<Aabb>(),
+        "StageAabb",
+        size_of::<StageAabb>(),
         &[
-            ("min", offset_of!(Aabb, min)),
-            ("motion", offset_of!(Aabb, motion)),
-            ("max", offset_of!(Aabb, max)),
+            ("min", offset_of!(StageAabb, min)),
+            ("motion", offset_of!(StageAabb, motion)),
+            ("max", offset_of!(StageAabb, max)),
         ],
     );
     check(

@@ -1,5 +1,5 @@
 // Types shared by every frame stage.
-// Keep in sync with src/stages/mod.rs (StageBody, FrameParams, Aabb, BoxOverride, PairBound, the
+// Keep in sync with src/stages/mod.rs (StageBody, FrameParams, StageAabb, BoxOverride, PairBound, the
 // MOTION_* constants, ROUND_REL, TOI_NONE); tests/stages_naga.rs checks sizes and offsets.
 // Layout: every vec3 is followed by a 4-byte scalar so WGSL's 16-byte vec3 alignment adds no
 // hidden padding and the Rust side can use plain [f32; 3].
@@ -42,7 +42,7 @@ struct FrameParams {
     pad2: u32,
 }
 
-struct Aabb {
+struct StageAabb {
     min: vec3<f32>,
     motion: u32,
     max: vec3<f32>,
@@ -50,7 +50,7 @@ struct Aabb {
 }
 
 struct BoxOverride {
-    aabb: Aabb,
+    aabb: StageAabb,
     body: u32,
     pad0: u32,
     pad1: u32,

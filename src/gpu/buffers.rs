@@ -8,7 +8,7 @@ use super::sort::{sort_len, sort_steps, SortParams};
 use super::GpuStages;
 use crate::stages::broad_phase::SortEntry;
 use crate::stages::{
-    Aabb, BoxOverride, BroadPhaseStats, Bump, FrameParams, PairBound, StageBody, StageError,
+    BoxOverride, BroadPhaseStats, Bump, FrameParams, PairBound, StageAabb, StageBody, StageError,
 };
 use std::num::NonZeroU64;
 
@@ -92,7 +92,9 @@ impl GpuStages {
         grew |=
             self.overrides
                 .ensure(device, overrides as u64 * size_of::<BoxOverride>(), limit)?;
-        grew |= self.boxes.ensure(device, n64 * size_of::<Aabb>(), limit)?;
+        grew |= self
+            .boxes
+            .ensure(device, n64 * size_of::<StageAabb>(), limit)?;
         let stats_len = 1 + n64.div_ceil(u64::from(WIDE_WG));
         grew |= self
             .stats
@@ -102,7 +104,7 @@ impl GpuStages {
             .ensure(device, sort_len * size_of::<SortEntry>(), limit)?;
         grew |= self
             .sorted_boxes
-            .ensure(device, n64 * size_of::<Aabb>(), limit)?;
+            .ensure(device, n64 * size_of::<StageAabb>(), limit)?;
         grew |= self.pairs.ensure(device, cap * 8, limit)?;
         grew |= self
             .bounds

@@ -7,7 +7,7 @@ use super::encode::{dispatch_threads, WG_SIZE};
 use super::readback::{bump_of, sorted_bounds, Readback};
 use super::GpuStages;
 use crate::stages::{
-    Aabb, BoxOverride, Bump, FrameOutput, FrameParams, FrameStages, PairBound, StageBody,
+    BoxOverride, Bump, FrameOutput, FrameParams, FrameStages, PairBound, StageAabb, StageBody,
     StageError,
 };
 
@@ -46,7 +46,7 @@ impl FrameStages for GpuStages {
         bodies: &[StageBody],
         overrides: &[BoxOverride],
         params: &FrameParams,
-    ) -> Result<Vec<Aabb>, StageError> {
+    ) -> Result<Vec<StageAabb>, StageError> {
         let n = bodies.len();
         if n == 0 {
             return Ok(Vec::new());
@@ -60,7 +60,7 @@ impl FrameStages for GpuStages {
             enc,
             &[Readback {
                 src: &src,
-                bytes: n as u64 * size_of::<Aabb>(),
+                bytes: n as u64 * size_of::<StageAabb>(),
             }],
         )?;
         Ok(bytemuck::pod_collect_to_vec(&out[0]))
@@ -68,7 +68,7 @@ impl FrameStages for GpuStages {
 
     fn broad_phase(
         &mut self,
-        boxes: &[Aabb],
+        boxes: &[StageAabb],
         params: &FrameParams,
     ) -> Result<Vec<[u32; 2]>, StageError> {
         let n = boxes.len();
@@ -196,7 +196,7 @@ impl FrameStages for GpuStages {
                 },
                 Readback {
                     src: &b_boxes,
-                    bytes: n as u64 * size_of::<Aabb>(),
+                    bytes: n as u64 * size_of::<StageAabb>(),
                 },
                 Readback {
                     src: &b_bump,
@@ -209,7 +209,7 @@ impl FrameStages for GpuStages {
             ],
         )?;
         bodies.copy_from_slice(&bytemuck::pod_collect_to_vec::<u8, StageBody>(&out[0]));
-        let boxes: Vec<Aabb> = bytemuck::pod_collect_to_vec(&out[1]);
+        let boxes: Vec<StageAabb> = bytemuck::pod_collect_to_vec(&out[1]);
         let bump = bump_of(&out[2]);
         if bump.pairs <= self.pair_capacity {
             let bounds = sorted_bounds(&out[3], bump.pairs as usize);

@@ -12,7 +12,7 @@
 
 use super::{GpuContext, GpuError, GpuStages};
 use crate::stages::{
-    Aabb, BoxOverride, FrameOutput, FrameParams, FrameStages, PairBound, StageBody, StageError,
+    BoxOverride, FrameOutput, FrameParams, FrameStages, PairBound, StageAabb, StageBody, StageError,
 };
 use crate::world::World;
 use std::sync::{Arc, Mutex};
@@ -113,13 +113,13 @@ impl FrameStages for SharedGpuStages {
         bodies: &[StageBody],
         overrides: &[BoxOverride],
         params: &FrameParams,
-    ) -> Result<Vec<Aabb>, StageError> {
+    ) -> Result<Vec<StageAabb>, StageError> {
         self.with(|g| g.swept_aabb(bodies, overrides, params))
     }
 
     fn broad_phase(
         &mut self,
-        boxes: &[Aabb],
+        boxes: &[StageAabb],
         params: &FrameParams,
     ) -> Result<Vec<[u32; 2]>, StageError> {
         self.with(|g| g.broad_phase(boxes, params))

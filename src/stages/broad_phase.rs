@@ -34,7 +34,7 @@
 //! pairs. Boxes must be finite.
 
 pub use super::math::float_key;
-use super::{Aabb, BroadPhaseStats, MOTION_FIXED};
+use super::{BroadPhaseStats, StageAabb, MOTION_FIXED};
 use rayon::prelude::*;
 
 /// A box is large when longer along the sweep axis than this many mean extents (or than the
@@ -55,13 +55,13 @@ pub const KEY_MAX: u32 = u32::MAX;
 /// A sort entry: (column, key, body, 0), ordered lexicographically.
 pub type SortEntry = [u32; 4];
 
-fn box_centre(b: &Aabb) -> [f32; 3] {
+fn box_centre(b: &StageAabb) -> [f32; 3] {
     std::array::from_fn(|k| 0.5 * (b.min[k] + b.max[k]))
 }
 
 /// Partial sums over boxes `group·256 .. (group+1)·256` (centres relative to box 0's, against f32
 /// cancellation far from the origin). The GPU's `broad_phase_reduce` sums the same in a tree.
-pub fn broad_phase_reduce_one(group: usize, boxes: &[Aabb]) -> BroadPhaseStats {
+pub fn broad_phase_reduce_one(group: usize, boxes: &[StageAabb]) -> BroadPhaseStats {
     let origin = box_centre(&boxes[0]);
     let mut st = BroadPhaseStats::default();
     let end = boxes.len().min((group + 1) * REDUCE_WG);
@@ -133,7 +133,7 @@ pub fn column_of(x: f32, st: &BroadPhaseStats) -> u32 {
 }
 
 /// Sort entry of box `ix`.
-pub fn broad_phase_classify_one(ix: usize, st: &BroadPhaseStats, boxes: &[Aabb]) -> SortEntry {
+pub fn broad_phase_classify_one(ix: usize, st: &BroadPhaseStats, boxes: &[StageAabb]) -> SortEntry {
     let b = &boxes[ix];
     let (axis, column_axis) = (st.axis as usize, st.column_axis as usize);
     let first = column_of(b.min[column_axis], st);
@@ -144,7 +144,7 @@ pub fn broad_phase_classify_one(ix: usize, st: &BroadPhaseStats, boxes: &[Aabb])
     [first, float_key(b.min[axis]), ix as u32, 0]
 }
 
-fn broad_phase_test(i: u32, bi: &Aabb, j: u32, bj: &Aabb, out: &mut Vec<[u32; 2]>) {
+fn broad_phase_test(i: u32, bi: &StageAabb, j: u32, bj: &StageAabb, out: &mut Vec<[u32; 2]>) {
     if bi.overlaps(bj) && !(bi.motion == MOTION_FIXED && bj.motion == MOTION_FIXED) {
         out.push([i.min(j), i.max(j)]);
     }
@@ -155,7 +155,7 @@ pub struct Sorted<'a> {
     /// Sort entries, small ones first.
     pub entries: &'a [SortEntry],
     /// `boxes[entries[p][2]]` at position `p`.
-    pub boxes: &'a [Aabb],
+    pub boxes: &'a [StageAabb],
     /// Number of small entries.
     pub small: usize,
     /// Sweep axis.
@@ -163,7 +163,14 @@ pub struct Sorted<'a> {
 }
 
 /// Scans column `col` from position `start` while its boxes start before box `i` ends.
-fn sweep_column(s: &Sorted, start: usize, col: u32, i: u32, bi: &Aabb, out: &mut Vec<[u32; 2]>) {
+fn sweep_column(
+    s: &Sorted,
+    start: usize,
+    col: u32,
+    i: u32,
+    bi: &StageAabb,
+    out: &mut Vec<[u32; 2]>,
+) {
     let reach = bi.max[s.axis];
     for q in start..s.small {
         let e = &s.entries[q];
@@ -207,7 +214,9 @@ pub fn broad_phase_large_one(p: usize, s: &Sorted, out: &mut Vec<[u32; 2]>) {
 
 /// Steps 1–2: statistics, sorted entries, boxes gathered in sorted order, and the number of small
 /// entries. Exposed so tests can inspect the classification.
-pub fn broad_phase_prepare(boxes: &[Aabb]) -> (BroadPhaseStats, Vec<SortEntry>, Vec<Aabb>, usize) {
+pub fn broad_phase_prepare(
+    boxes: &[StageAabb],
+) -> (BroadPhaseStats, Vec<SortEntry>, Vec<StageAabb>, usize) {
     let groups = boxes.len().div_ceil(REDUCE_WG);
     let partials: Vec<BroadPhaseStats> = (0..groups)
         .into_par_iter()
@@ -220,7 +229,7 @@ pub fn broad_phase_prepare(boxes: &[Aabb]) -> (BroadPhaseStats, Vec<SortEntry>, 
         .map(|ix| broad_phase_classify_one(ix, &st, boxes))
         .collect();
     entries.par_sort_unstable();
-    let gathered: Vec<Aabb> = entries
+    let gathered: Vec<StageAabb> = entries
         .par_iter()
         .with_min_len(1024)
         .map(|e| boxes[e[2] as usize])
@@ -230,7 +239,7 @@ pub fn broad_phase_prepare(boxes: &[Aabb]) -> (BroadPhaseStats, Vec<SortEntry>, 
 }
 
 /// All pairs (a < b) of overlapping boxes except fixed–fixed ones, sorted.
-pub fn broad_phase(boxes: &[Aabb]) -> Vec<[u32; 2]> {
+pub fn broad_phase(boxes: &[StageAabb]) -> Vec<[u32; 2]> {
     if boxes.len() < 2 {
         return Vec::new();
     }

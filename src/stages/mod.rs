@@ -137,11 +137,11 @@ impl FrameParams {
 }
 
 /// An axis-aligned box (m, world), tagged with its body's motion so the broad phase can skip
-/// fixed–fixed pairs without a second input buffer. 32 bytes. Keep in sync with `Aabb` in
+/// fixed–fixed pairs without a second input buffer. 32 bytes. Keep in sync with `StageAabb` in
 /// `shaders/shared/body.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct Aabb {
+pub struct StageAabb {
     /// Lower corner.
     pub min: [f32; 3],
     /// The body's [`StageBody::motion`].
@@ -152,10 +152,10 @@ pub struct Aabb {
     pub pad: u32,
 }
 
-impl Aabb {
+impl StageAabb {
     /// A box from its corners and its body's motion.
     pub fn new(min: [f32; 3], max: [f32; 3], motion: u32) -> Self {
-        Aabb {
+        StageAabb {
             min,
             motion,
             max,
@@ -164,7 +164,7 @@ impl Aabb {
     }
 
     /// Whether the closed boxes intersect (touching counts: the broad phase must be conservative).
-    pub fn overlaps(&self, other: &Aabb) -> bool {
+    pub fn overlaps(&self, other: &StageAabb) -> bool {
         (0..3).all(|k| self.min[k] <= other.max[k] && other.min[k] <= self.max[k])
     }
 
@@ -182,7 +182,7 @@ impl Aabb {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct BoxOverride {
     /// The box (its `motion` field is ignored: the body's own is kept).
-    pub aabb: Aabb,
+    pub aabb: StageAabb,
     /// Index of the body it replaces the box of; out-of-range indices are ignored.
     pub body: u32,
     /// Padding (struct alignment 16).
@@ -191,7 +191,7 @@ pub struct BoxOverride {
 
 impl BoxOverride {
     /// The box `aabb` for body `body`.
-    pub fn new(body: u32, aabb: Aabb) -> Self {
+    pub fn new(body: u32, aabb: StageAabb) -> Self {
         BoxOverride {
             aabb,
             body,
@@ -265,7 +265,7 @@ pub struct Bump {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FrameOutput {
     /// Swept box of every body, in body order.
-    pub boxes: Vec<Aabb>,
+    pub boxes: Vec<StageAabb>,
     /// Bounds of every candidate pair, sorted by (a, b).
     pub bounds: Vec<PairBound>,
 }
@@ -308,12 +308,12 @@ pub trait FrameStages: Send {
         bodies: &[StageBody],
         overrides: &[BoxOverride],
         params: &FrameParams,
-    ) -> Result<Vec<Aabb>, StageError>;
+    ) -> Result<Vec<StageAabb>, StageError>;
     /// Stage 3: all pairs (a < b) of overlapping boxes, except fixed–fixed, sorted (see
     /// [`broad_phase`]).
     fn broad_phase(
         &mut self,
-        boxes: &[Aabb],
+        boxes: &[StageAabb],
         params: &FrameParams,
     ) -> Result<Vec<[u32; 2]>, StageError>;
     /// Stage 4: bounds for each pair, in the order given (see [`pair_bounds`]).
@@ -390,13 +390,13 @@ impl FrameStages for CpuStages {
         bodies: &[StageBody],
         overrides: &[BoxOverride],
         params: &FrameParams,
-    ) -> Result<Vec<Aabb>, StageError> {
+    ) -> Result<Vec<StageAabb>, StageError> {
         Ok(self.run(|| swept_aabb::swept_aabb(params, bodies, overrides)))
     }
 
     fn broad_phase(
         &mut self,
-        boxes: &[Aabb],
+        boxes: &[StageAabb],
         _params: &FrameParams,
     ) -> Result<Vec<[u32; 2]>, StageError> {
         Ok(self.run(|| broad_phase::broad_phase(boxes)))

@@ -21,7 +21,9 @@
 //! meant for fixed bodies such as a floor whose bounding sphere is much larger than the floor);
 //! they replace the computed box after the main pass.
 
-use super::{Aabb, BoxOverride, FrameParams, StageBody, MOTION_DYNAMIC, MOTION_FIXED, ROUND_REL};
+use super::{
+    BoxOverride, FrameParams, StageAabb, StageBody, MOTION_DYNAMIC, MOTION_FIXED, ROUND_REL,
+};
 use rayon::prelude::*;
 
 fn centre_at(x: f32, v: f32, g: f32, s: f32) -> f32 {
@@ -30,7 +32,7 @@ fn centre_at(x: f32, v: f32, g: f32, s: f32) -> f32 {
 
 /// Swept box of body `ix` over `[frame_start, frame_start + frame_period]`. Same statements as
 /// `swept_aabb_one` in `shaders/swept_aabb.wgsl`.
-pub fn swept_aabb_one(ix: usize, params: &FrameParams, bodies: &[StageBody]) -> Aabb {
+pub fn swept_aabb_one(ix: usize, params: &FrameParams, bodies: &[StageBody]) -> StageAabb {
     let b = &bodies[ix];
     let s0 = params.frame_start - b.time;
     let s1 = s0 + params.frame_period;
@@ -75,15 +77,15 @@ pub fn swept_aabb_one(ix: usize, params: &FrameParams, bodies: &[StageBody]) -> 
             hi[k] = hi[k].min(h + b.own_max[k] + own_pad);
         }
     }
-    Aabb::new(lo, hi, b.motion)
+    StageAabb::new(lo, hi, b.motion)
 }
 
 /// Applies host box `ix` to `boxes` (corners replaced, the body's motion tag kept). Same
 /// statements as `swept_aabb_override` in `shaders/swept_aabb.wgsl`.
-pub fn swept_aabb_override_one(ix: usize, overrides: &[BoxOverride], boxes: &mut [Aabb]) {
+pub fn swept_aabb_override_one(ix: usize, overrides: &[BoxOverride], boxes: &mut [StageAabb]) {
     let o = &overrides[ix];
     if let Some(bx) = boxes.get_mut(o.body as usize) {
-        *bx = Aabb::new(o.aabb.min, o.aabb.max, bx.motion);
+        *bx = StageAabb::new(o.aabb.min, o.aabb.max, bx.motion);
     }
 }
 
@@ -93,8 +95,8 @@ pub fn swept_aabb(
     params: &FrameParams,
     bodies: &[StageBody],
     overrides: &[BoxOverride],
-) -> Vec<Aabb> {
-    let mut boxes: Vec<Aabb> = (0..bodies.len())
+) -> Vec<StageAabb> {
+    let mut boxes: Vec<StageAabb> = (0..bodies.len())
         .into_par_iter()
         .with_min_len(1024)
         .map(|ix| swept_aabb_one(ix, params, bodies))

@@ -72,7 +72,7 @@ impl World {
                 // Exact boxes for fixed bodies (a floor's bounding sphere would be useless),
                 // rounded outwards to f32.
                 let (min, max) = b.collider.aabb(&b.pose());
-                let aabb = stages::Aabb::new(
+                let aabb = stages::StageAabb::new(
                     [down(min.x), down(min.y), down(min.z)],
                     [up(max.x), up(max.y), up(max.z)],
                     motion,
