@@ -18,6 +18,7 @@ mod parse;
 mod shape;
 mod table;
 
+pub use crate::body::Motion;
 pub use lattice::{random_rotation, MAX_GENERATED_BODIES};
 
 use crate::material::{Material, MaterialError, MaterialPair, MaterialTable};
@@ -84,28 +85,6 @@ impl Default for WorldSettings {
             contact_step_max: None,
             contact_sweeps: 8,
             shock_sweeps: 4,
-        }
-    }
-}
-
-/// How a body moves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Motion {
-    /// Moves under gravity and collisions.
-    Dynamic,
-    /// Never moves; infinite mass.
-    Fixed,
-    /// Moves forever with its given linear and angular velocity; infinite mass.
-    Kinematic,
-}
-
-impl Motion {
-    /// The name used in scene files and output ("dynamic", "fixed", "kinematic").
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Motion::Dynamic => "dynamic",
-            Motion::Fixed => "fixed",
-            Motion::Kinematic => "kinematic",
         }
     }
 }
