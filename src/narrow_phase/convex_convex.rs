@@ -46,10 +46,9 @@ pub(super) fn parry_pair(
     let curved = |g: &Geom| matches!(g, Geom::Cylinder { .. } | Geom::Capsule { .. });
     if closest.separation > 0.0 && (curved(&pa.geom) || curved(&pb.geom)) {
         // GJK approaches a curved pair's distance from above (its witnesses are real surface
-        // points) and stops at a relative tolerance: seen 1.7e-6 too far for a hull and a
-        // cylinder 1.2 m apart. The gap along its axis, from the exact support functions, is a
-        // lower bound by the separating-axis theorem; taking it keeps the distance (and so
-        // every TOI bound built on it) conservative.
+        // points) and stops at a relative tolerance, so it may overstate it. The gap along its
+        // axis, from the exact support functions, is a lower bound by the separating-axis
+        // theorem; taking it keeps the distance (and so every TOI bound built on it) conservative.
         if let (Some(sa), Some(sb)) = (pa.shape.as_support_map(), pb.shape.as_support_map()) {
             let n = closest.normal;
             let gap = n.dot(sa.support_point(&wa, -n)) - n.dot(sb.support_point(&wb, n));
@@ -113,9 +112,7 @@ pub(super) fn parry_pair(
     // it; a patch corner as deep (to rounding) is an equally valid closest pair and spares the
     // manifold a fifth, redundant point (a box flat on a box then gives exactly its 4 corners).
     // Not when the witness is a corner itself: replacing it by another corner as deep would
-    // drop a corner (measured: a cube flat on a floor kept 3 of its 4 corners in 1.3 % of
-    // random tilts below 1e-5 rad, and a flat stack flickered between 3 and 4 from step to
-    // step).
+    // drop a corner, and a flat box would keep 3 of its 4.
     let tie = TIE * (pa.sphere_radius + pb.sphere_radius);
     let deepest = (start + 1..out.len()).fold(None, |best: Option<usize>, i| match best {
         Some(j) if out[j].separation <= out[i].separation => best,
