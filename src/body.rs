@@ -1,4 +1,5 @@
-//! Rigid bodies: hot state (advanced lazily, each body on its own clock) and cold data.
+//! Rigid bodies: hot state (advanced lazily, each body on its own clock), cold data, and how a
+//! body moves ([`Motion`]).
 //!
 //! The body frame has its origin at the centre of mass and its axes along the principal axes of
 //! inertia, so the inertia tensor is diagonal there. Users write poses of the *shape* frame; the
@@ -6,12 +7,33 @@
 
 use crate::ballistic;
 use crate::narrow_phase::{Collider, Pose};
-use crate::scene::Motion;
 use crate::toi_bound::MotionBound;
 use glam::{DMat3, DQuat, DVec3};
 
 /// Polytopes with more vertices than this use the support-function TOI bound instead.
 pub const MAX_BOUND_VERTICES: usize = 16;
+
+/// How a body moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Motion {
+    /// Moves under gravity and collisions.
+    Dynamic,
+    /// Never moves; infinite mass.
+    Fixed,
+    /// Moves forever with its given linear and angular velocity; infinite mass.
+    Kinematic,
+}
+
+impl Motion {
+    /// The name used in scene files and output ("dynamic", "fixed", "kinematic").
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Motion::Dynamic => "dynamic",
+            Motion::Fixed => "fixed",
+            Motion::Kinematic => "kinematic",
+        }
+    }
+}
 
 /// A body's state in its user frame (the frame its scene entry was written in).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]

@@ -6,7 +6,7 @@
 //! [1e-5, 1e16) and zero, its `{:e}` formatting outside (where `{}` would print hundreds of
 //! digits, e.g. for 1e-300).
 
-use crate::scene::Motion;
+use crate::body::Motion;
 use crate::world::{BodyState, Counts, World};
 use std::fs::File;
 use std::io::{BufWriter, Write};

@@ -39,9 +39,9 @@ use cli_support::{temp_dir, text, tumble_with_env as tumble};
 use std::path::Path;
 use std::process::Output;
 use std::sync::OnceLock;
+use tumble::body::Motion;
 use tumble::gpu::{GpuContext, GpuStages};
 use tumble::narrow_phase::proximity;
-use tumble::scene::Motion;
 use tumble::stages::{CpuStages, FrameStages};
 use tumble::world::{BodyState, World};
 

@@ -3,8 +3,9 @@
 
 use glam::{DQuat, DVec3};
 use std::path::Path;
+use tumble::body::Motion;
 use tumble::material::Material;
-use tumble::scene::{parse, BodySpec, MassSpec, Motion, Scene, UNUSED_DENSITY};
+use tumble::scene::{parse, BodySpec, MassSpec, Scene, UNUSED_DENSITY};
 use tumble::shape::Shape;
 
 fn parse_ok(text: &str) -> Scene {

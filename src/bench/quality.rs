@@ -1,8 +1,8 @@
 //! The quality figures of a run ([`Quality`], measured by [`quality()`]; see the `bench` module
 //! doc) and the test of whether a body has escaped through the fixed bodies ([`EscapeCheck`]).
 
+use crate::body::Motion;
 use crate::narrow_phase::{proximity, Collider, ContactPoint, Pose};
-use crate::scene::Motion;
 use crate::shape::Shape;
 use crate::world::World;
 use glam::{DQuat, DVec3};

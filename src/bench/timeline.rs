@@ -15,7 +15,7 @@
 //! rows only when they are to be written (`--timeline`); the CSV is written after the run,
 //! outside the timed loop.
 
-use crate::scene::Motion;
+use crate::body::Motion;
 use crate::world::World;
 use std::io::Write;
 use std::path::Path;

@@ -3,10 +3,9 @@
 
 use super::settings::Settings;
 use super::{Counts, World};
-use crate::body::Body;
+use crate::body::{Body, Motion};
 use crate::mass_properties::{mass_properties, principal_axes};
 use crate::narrow_phase::{box_corners, Collider, Pose};
-use crate::scene::Motion;
 use crate::scene::{MassSpec, Scene, SceneError};
 use crate::shape::Shape;
 use glam::{DQuat, DVec3};

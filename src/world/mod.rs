@@ -38,11 +38,10 @@ mod union_find;
 pub use crate::body::BodyState;
 pub use counts::{Counts, DeepestOverlap, SimError, StageTimes};
 
-use crate::body::Body;
+use crate::body::{Body, Motion};
 use crate::event_heap::EventHeap;
 use crate::hash_grid::HashGrid;
 use crate::narrow_phase::ContactPoint;
-use crate::scene::Motion;
 use crate::scene::RestingContactMode;
 use crate::stages::FrameStages;
 use crate::swept_aabb::Aabb;

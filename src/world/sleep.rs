@@ -2,8 +2,7 @@
 //! impact faster than a microcollision train wakes it and every sleeper resting on it.
 
 use super::World;
-use crate::body::Body;
-use crate::scene::Motion;
+use crate::body::{Body, Motion};
 use glam::DVec3;
 
 impl World {

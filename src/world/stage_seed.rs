@@ -3,7 +3,7 @@
 //! the host's own f64 boxes overlap, so both paths seed and query the same pairs.
 
 use super::{SimError, World};
-use crate::scene::Motion;
+use crate::body::Motion;
 use crate::stages::{self, f32_above, f32_below, BoxOverride, FrameParams, StageBody};
 
 /// Reusable buffers of the stages' seeding.

@@ -4,8 +4,7 @@
 
 use super::pair_bound::pair_matters;
 use super::World;
-use crate::body::Body;
-use crate::scene::Motion;
+use crate::body::{Body, Motion};
 use crate::swept_aabb::{swept_aabb, Aabb};
 use glam::DVec3;
 

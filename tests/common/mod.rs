@@ -4,8 +4,9 @@
 use glam::{DQuat, DVec3};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use tumble::body::Motion;
 use tumble::material::Material;
-use tumble::scene::{BodySpec, MassSpec, Motion, Scene, WorldSettings};
+use tumble::scene::{BodySpec, MassSpec, Scene, WorldSettings};
 use tumble::shape::Shape;
 use tumble::world::World;
 

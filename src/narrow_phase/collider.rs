@@ -1,0 +1,213 @@
+//! A body's collision geometry ([`Collider`]: its convex parts or a half-space, in the body frame)
+//! and a rigid placement ([`Pose`]); the collider's public queries (bounding and rotation radii,
+//! world AABB, support function) combine its parts'.
+
+use super::part::Part;
+use crate::shape::{Shape, ShapeError};
+use glam::{DQuat, DVec3};
+use parry3d_f64::math::Pose as ParryPose;
+
+/// A rigid placement: body frame → world.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pose {
+    /// World position of the body frame's origin (the centre of mass).
+    pub position: DVec3,
+    /// Rotation from the body frame to the world.
+    pub orientation: DQuat,
+}
+
+impl Pose {
+    /// The identity placement.
+    pub const IDENTITY: Pose = Pose {
+        position: DVec3::ZERO,
+        orientation: DQuat::IDENTITY,
+    };
+
+    /// A placement from its parts.
+    pub fn new(position: DVec3, orientation: DQuat) -> Pose {
+        Pose {
+            position,
+            orientation,
+        }
+    }
+
+    /// Maps a point from the body frame to the world.
+    pub fn transform_point(&self, p: DVec3) -> DVec3 {
+        self.position + self.orientation * p
+    }
+
+    /// Maps a point from the world to the body frame.
+    pub fn inverse_transform_point(&self, p: DVec3) -> DVec3 {
+        self.orientation.inverse() * (p - self.position)
+    }
+
+    /// `self ∘ inner`: the placement of a frame placed by `inner` inside the frame `self` places.
+    pub fn compose(&self, inner: &Pose) -> Pose {
+        Pose {
+            position: self.transform_point(inner.position),
+            orientation: self.orientation * inner.orientation,
+        }
+    }
+
+    pub(super) fn to_parry(self) -> ParryPose {
+        ParryPose::from_parts(self.position, self.orientation)
+    }
+}
+
+/// Collision geometry of one body, expressed in its body frame (origin at the centre of mass).
+#[derive(Clone)]
+pub struct Collider {
+    /// The convex parts (one unless the shape is a compound); empty for a plane.
+    pub(super) parts: Vec<Part>,
+    /// `(unit normal, offset)` of the half-space `normal · x <= offset`, body frame.
+    pub(super) plane: Option<(DVec3, f64)>,
+    bounding_radius: f64,
+    rotation_radius: f64,
+}
+
+impl std::fmt::Debug for Collider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Collider")
+            .field(
+                "parts",
+                &self.parts.iter().map(|p| &p.geom).collect::<Vec<_>>(),
+            )
+            .field("plane", &self.plane)
+            .field("bounding_radius", &self.bounding_radius)
+            .field("rotation_radius", &self.rotation_radius)
+            .finish()
+    }
+}
+
+impl Collider {
+    /// Builds the geometry of `shape` placed in the body frame by `shape_to_body` (the shape's
+    /// origin and axes seen from the body frame). The orientation is normalised; a non-finite
+    /// placement or an invalid shape (see [`Shape::validate`]) is an error.
+    pub fn new(shape: &Shape, shape_to_body: Pose) -> Result<Collider, ShapeError> {
+        shape.validate()?;
+        let placement = checked_pose(shape_to_body)?;
+        let mut parts = Vec::new();
+        let mut plane = None;
+        match shape {
+            Shape::Plane { normal, offset } => {
+                let len = normal.length();
+                let n_shape = *normal / len;
+                let d_shape = offset / len;
+                // n·x ≤ d in the shape frame, x = R⁻¹ (y − t): (R n)·y ≤ d + (R n)·t.
+                let n = placement.orientation * n_shape;
+                plane = Some((n, d_shape + n.dot(placement.position)));
+            }
+            Shape::Compound { parts: list } => {
+                for p in list {
+                    let inner = Pose::new(p.position, p.orientation.normalize());
+                    parts.push(Part::new(&p.shape, placement.compose(&inner))?);
+                }
+            }
+            _ => parts.push(Part::new(shape, placement)?),
+        }
+        let (bounding_radius, rotation_radius) = if plane.is_some() {
+            (f64::INFINITY, f64::INFINITY)
+        } else {
+            parts.iter().fold((0.0f64, 0.0f64), |(b, r), p| {
+                (b.max(p.bounding_radius()), r.max(p.rotation_radius()))
+            })
+        };
+        Ok(Collider {
+            parts,
+            plane,
+            bounding_radius,
+            rotation_radius,
+        })
+    }
+
+    /// Largest distance of any point of the body from the body-frame origin (∞ for a plane).
+    pub fn bounding_radius(&self) -> f64 {
+        self.bounding_radius
+    }
+
+    /// Bound on how fast the body's support function can change per unit angular speed: the
+    /// largest distance from the origin of the body's "core" (0 for a ball centred on the origin,
+    /// the half-length for a centred capsule, the bounding radius otherwise).
+    ///
+    /// Why it is a bound: the support function is `h(u) = max_p u · R p`, and by the envelope
+    /// theorem `dh/dt = u · (ω × R p*) ≤ ω |p*|` at the support point `p*`. For a core dilated by a
+    /// ball of radius ρ, `h = h_core + ρ` and only the core's points matter. For a compound, `h` is
+    /// the largest of the parts' and so changes no faster than the fastest part. ∞ for a plane.
+    pub fn rotation_radius(&self) -> f64 {
+        self.rotation_radius
+    }
+
+    /// World axis-aligned bounding box `(min, max)` at `pose` (infinite components for a plane).
+    /// Exact (the smallest box) for every convex part.
+    pub fn aabb(&self, pose: &Pose) -> (DVec3, DVec3) {
+        if let Some((n, d)) = self.world_plane(pose) {
+            // The half-space is bounded only along an axis it is perpendicular to.
+            let mut min = DVec3::NEG_INFINITY;
+            let mut max = DVec3::INFINITY;
+            for i in 0..3 {
+                let mut axis = DVec3::ZERO;
+                axis[i] = 1.0;
+                if n == axis {
+                    max[i] = d;
+                } else if n == -axis {
+                    min[i] = -d;
+                }
+            }
+            return (min, max);
+        }
+        self.parts.iter().fold(
+            (DVec3::INFINITY, DVec3::NEG_INFINITY),
+            |(min, max), part| {
+                let (lo, hi) = part.aabb(pose);
+                (min.min(lo), max.max(hi))
+            },
+        )
+    }
+
+    /// `Some((unit normal, offset))` if this is a plane: the solid half-space
+    /// `normal · x <= offset` in the BODY frame (the caller maps it to the world with the body's
+    /// pose; a fixed plane usually has the identity pose).
+    pub fn plane(&self) -> Option<(DVec3, f64)> {
+        self.plane
+    }
+
+    /// The support function `max_{x ∈ body} direction · x` in world terms with the body at `pose`
+    /// (`direction` need not be unit). For a plane: its offset along its outward normal when
+    /// `direction` is a positive multiple of it, else `+∞`.
+    pub fn support(&self, pose: &Pose, direction: DVec3) -> f64 {
+        if let Some((n, d)) = self.world_plane(pose) {
+            let len = direction.length();
+            return if direction == n * len {
+                d * len
+            } else {
+                f64::INFINITY
+            };
+        }
+        let local = pose.orientation.inverse() * direction;
+        let h = self
+            .parts
+            .iter()
+            .map(|p| p.support(local))
+            .fold(f64::NEG_INFINITY, f64::max);
+        h + direction.dot(pose.position)
+    }
+
+    /// The plane in world terms at `pose`.
+    pub(super) fn world_plane(&self, pose: &Pose) -> Option<(DVec3, f64)> {
+        self.plane.map(|(n, d)| {
+            let nw = pose.orientation * n;
+            (nw, d + nw.dot(pose.position))
+        })
+    }
+}
+
+/// Normalises the orientation of a placement; refuses non-finite ones.
+fn checked_pose(pose: Pose) -> Result<Pose, ShapeError> {
+    let q = pose.orientation;
+    if !(pose.position.is_finite() && q.is_finite() && q.length_squared() > 0.0) {
+        return Err(ShapeError::Degenerate(format!(
+            "shape placement must be finite with a non-zero quaternion (got {pose:?})"
+        )));
+    }
+    Ok(Pose::new(pose.position, q.normalize()))
+}

@@ -1,0 +1,169 @@
+//! The proximity query ([`proximity`]): plane against parts, or part against part with a
+//! bounding-sphere cull, each pair sent to its routine, and the overall closest pair put first.
+
+use super::ball_ball::ball_ball;
+use super::ball_box::ball_box;
+use super::box_box::{box_box, WorldBox};
+use super::collider::{Collider, Pose};
+use super::contact::{ContactPoint, DUPLICATE, TIE};
+use super::convex_convex::parry_pair;
+use super::part::{Geom, Part};
+use super::plane_convex::plane_part;
+use glam::{DQuat, DVec3};
+
+/// Proximity query between body a and body b. Returns the smallest signed separation (the
+/// distance when apart, minus the penetration depth when overlapping). `out` is cleared, then
+/// filled: always with the closest pair as its first entry; and, where the separation is at most
+/// `margin`, with every further contact point of the contact manifold whose own separation is at
+/// most `margin` (up to 4 per pair of convex parts).
+///
+/// Two planes never interact (both are fixed): the answer is `+∞` with `out` left empty.
+pub fn proximity(
+    a: &Collider,
+    pose_a: &Pose,
+    b: &Collider,
+    pose_b: &Pose,
+    margin: f64,
+    out: &mut Vec<ContactPoint>,
+) -> f64 {
+    out.clear();
+    let mut best = Best::default();
+    match (a.world_plane(pose_a), b.world_plane(pose_b)) {
+        (Some(_), Some(_)) => return f64::INFINITY,
+        (None, Some(plane)) => {
+            for part in &a.parts {
+                let start = out.len();
+                let cp = plane_part(plane, part, pose_a, margin, out);
+                best.offer(cp, start, margin);
+            }
+        }
+        (Some(plane), None) => {
+            for part in &b.parts {
+                let start = out.len();
+                let cp = plane_part(plane, part, pose_b, margin, out).flipped();
+                for p in &mut out[start..] {
+                    p.normal = -p.normal;
+                }
+                best.offer(cp, start, margin);
+            }
+        }
+        (None, None) => {
+            for pa in &a.parts {
+                let ca = pose_a.transform_point(pa.sphere_center);
+                for pb in &b.parts {
+                    // Signed separation ≥ centre distance − radii, also when overlapping: moving
+                    // one sphere that far along the centre line separates the spheres, hence the
+                    // parts. A pair that can neither beat the best nor come within the margin is
+                    // skipped.
+                    let cb = pose_b.transform_point(pb.sphere_center);
+                    let lower = ca.distance(cb) - pa.sphere_radius - pb.sphere_radius;
+                    if lower > margin && lower > best.separation() {
+                        continue;
+                    }
+                    let start = out.len();
+                    let cp = part_part(pa, pose_a, pb, pose_b, margin, out);
+                    best.offer(cp, start, margin);
+                }
+            }
+        }
+    }
+    best.finish(out)
+}
+
+/// The closest pair so far over pairs of parts, and where it sits in `out`.
+#[derive(Default)]
+struct Best {
+    point: Option<ContactPoint>,
+    index: Option<usize>,
+}
+
+impl Best {
+    fn separation(&self) -> f64 {
+        self.point.map_or(f64::INFINITY, |p| p.separation)
+    }
+
+    /// A pair's closest point, which the pair wrote at `out[start]` if within the margin. Ties keep
+    /// the earlier pair, for determinism.
+    fn offer(&mut self, cp: ContactPoint, start: usize, margin: f64) {
+        if self.point.is_none() || cp.separation < self.separation() {
+            self.point = Some(cp);
+            self.index = (cp.separation <= margin).then_some(start);
+        }
+    }
+
+    /// Moves the overall closest pair to the front of `out` (the other points keep their order),
+    /// or writes it alone when nothing came within the margin.
+    fn finish(self, out: &mut Vec<ContactPoint>) -> f64 {
+        let Some(point) = self.point else {
+            return f64::INFINITY;
+        };
+        match self.index {
+            Some(i) => out[..=i].rotate_right(1),
+            None => {
+                out.clear();
+                out.push(point);
+            }
+        }
+        point.separation
+    }
+}
+
+/// One pair of convex parts. Appends the closest pair then the other manifold points within
+/// `margin` (at most 4 in all) if the closest is within `margin`; returns the closest pair.
+fn part_part(
+    pa: &Part,
+    pose_a: &Pose,
+    pb: &Part,
+    pose_b: &Pose,
+    margin: f64,
+    out: &mut Vec<ContactPoint>,
+) -> ContactPoint {
+    let cp = match (&pa.geom, &pb.geom) {
+        (
+            Geom::Ball {
+                center: ca,
+                radius: ra,
+            },
+            Geom::Ball {
+                center: cb,
+                radius: rb,
+            },
+        ) => ball_ball(
+            pose_a.transform_point(*ca),
+            *ra,
+            pose_b.transform_point(*cb),
+            *rb,
+        ),
+        (Geom::Ball { center, radius }, Geom::Box { .. }) => {
+            ball_box(pose_a.transform_point(*center), *radius, &pb.geom, pose_b)
+        }
+        (Geom::Box { .. }, Geom::Ball { center, radius }) => {
+            ball_box(pose_b.transform_point(*center), *radius, &pa.geom, pose_a).flipped()
+        }
+        (
+            Geom::Box {
+                center: ca,
+                rotation: qa,
+                half_extents: ha,
+            },
+            Geom::Box {
+                center: cb,
+                rotation: qb,
+                half_extents: hb,
+            },
+        ) => {
+            let world = |c: &DVec3, q: &DQuat, h: &DVec3, pose: &Pose| {
+                WorldBox::new(pose.transform_point(*c), pose.orientation * *q, *h)
+            };
+            let radii = pa.sphere_radius + pb.sphere_radius;
+            let (a, b) = (world(ca, qa, ha, pose_a), world(cb, qb, hb, pose_b));
+            return box_box(&a, &b, margin, TIE * radii, DUPLICATE * radii, out)
+                .unwrap_or_else(|| parry_pair(pa, pose_a, pb, pose_b, margin, out));
+        }
+        _ => return parry_pair(pa, pose_a, pb, pose_b, margin, out),
+    };
+    if cp.separation <= margin {
+        out.push(cp);
+    }
+    cp
+}

@@ -1,0 +1,218 @@
+//! `[[bodies]]` entries: one body each, and the keys a body shares with a `[[lattices]]` entry
+//! (motion, shape, mass or density, inertia, orientation, velocities, material, name).
+
+use super::shape::parse_shape;
+use super::table::{fmt_vec, Span, Tab};
+use super::{BodySpec, MassSpec, Motion, SceneError, UNUSED_DENSITY};
+use crate::material::Material;
+use crate::shape::Shape;
+use glam::{DQuat, DVec3};
+use std::collections::BTreeMap;
+use toml::de::DeValue;
+use toml::Spanned;
+
+/// What every body-like table (a body or a lattice) needs to know about the scene.
+pub(super) struct BodyCtx<'a> {
+    pub(super) materials: &'a BTreeMap<String, Material>,
+    pub(super) file: &'a str,
+}
+
+/// The keys a body and a lattice share, read and validated.
+pub(super) struct Common {
+    pub(super) motion: Motion,
+    pub(super) shape: Shape,
+    pub(super) mass: MassSpec,
+    pub(super) inertia: Option<DVec3>,
+    pub(super) orientation: DQuat,
+    pub(super) velocity: DVec3,
+    pub(super) angular_velocity: DVec3,
+    pub(super) material: String,
+}
+
+/// Keys shared by `[[bodies]]` and `[[lattices]]`.
+pub(super) const COMMON_KEYS: [&str; 10] = [
+    "name",
+    "motion",
+    "shape",
+    "mass",
+    "density",
+    "inertia",
+    "orientation",
+    "velocity",
+    "angular_velocity",
+    "material",
+];
+
+pub(super) fn parse_common(t: &Tab, ctx: &BodyCtx) -> Result<Common, SceneError> {
+    let motion = match t.string("motion")? {
+        None => Motion::Dynamic,
+        Some(("dynamic", _)) => Motion::Dynamic,
+        Some(("fixed", _)) => Motion::Fixed,
+        Some(("kinematic", _)) => Motion::Kinematic,
+        Some((other, span)) => {
+            return Err(t.value_error(
+                &span,
+                "motion",
+                &format!("must be \"dynamic\", \"fixed\" or \"kinematic\" (got \"{other}\")"),
+            ))
+        }
+    };
+
+    let shape_value = t.get("shape").ok_or_else(|| t.missing("shape"))?;
+    let shape = parse_shape(t, shape_value, "shape")?;
+    if matches!(shape, Shape::Plane { .. }) && motion != Motion::Fixed {
+        return Err(t.value_error(
+            &shape_value.span(),
+            "shape",
+            &format!(
+                "a plane is only allowed on a fixed body (this body is {}; add motion = \"fixed\")",
+                motion.as_str()
+            ),
+        ));
+    }
+
+    let mass = t.positive("mass")?;
+    let density = t.positive("density")?;
+    let mass = match (mass, density) {
+        (Some(_), Some((_, span))) => {
+            return Err(t.value_error(&span, "density", "give either mass or density, not both"))
+        }
+        (Some((m, _)), None) => MassSpec::Mass(m),
+        (None, Some((d, _))) => MassSpec::Density(d),
+        (None, None) if motion == Motion::Dynamic => {
+            return Err(t.error_at(
+                &t.span,
+                "a dynamic body needs mass or density (missing key mass)",
+            ))
+        }
+        (None, None) => MassSpec::Density(UNUSED_DENSITY),
+    };
+    let inertia = match t.vec3("inertia")? {
+        None => None,
+        Some((i, span)) => {
+            if i.min_element() <= 0.0 {
+                return Err(t.value_error(
+                    &span,
+                    "inertia",
+                    &format!("principal moments must all be > 0 (got {})", fmt_vec(i)),
+                ));
+            }
+            // A rigid body's principal moments obey the triangle inequality (each is an integral
+            // of a sum of two squared coordinates); allow rounding for thin plates where it is
+            // an equality.
+            let tol = 1e-12 * (i.x + i.y + i.z);
+            let [a, b, c] = i.to_array();
+            if a + b < c - tol || b + c < a - tol || c + a < b - tol {
+                return Err(t.value_error(
+                    &span,
+                    "inertia",
+                    &format!(
+                        "principal moments must satisfy the triangle inequality Ia + Ib >= Ic for \
+                         every order (got {})",
+                        fmt_vec(i)
+                    ),
+                ));
+            }
+            Some(i)
+        }
+    };
+
+    let orientation = t.quat("orientation")?.unwrap_or(DQuat::IDENTITY);
+    let mut velocities = [DVec3::ZERO; 2];
+    for (k, key) in ["velocity", "angular_velocity"].into_iter().enumerate() {
+        if let Some((v, span)) = t.vec3(key)? {
+            // A fixed body that moves is a contradiction, not something to ignore silently.
+            if motion == Motion::Fixed && v != DVec3::ZERO {
+                return Err(t.value_error(
+                    &span,
+                    key,
+                    "must be zero on a fixed body (use motion = \"kinematic\" for a body that \
+                     moves at constant velocity)",
+                ));
+            }
+            velocities[k] = v;
+        }
+    }
+    let [velocity, angular_velocity] = velocities;
+
+    let material = match t.string("material")? {
+        None => "default".to_string(),
+        Some((name, span)) => {
+            if !ctx.materials.contains_key(name) {
+                let known: Vec<&str> = ctx.materials.keys().map(String::as_str).collect();
+                return Err(t.value_error(
+                    &span,
+                    "material",
+                    &format!(
+                        "unknown material \"{name}\" (defined: {}; add a [materials.{name}] table)",
+                        known.join(", ")
+                    ),
+                ));
+            }
+            name.to_string()
+        }
+    };
+
+    Ok(Common {
+        motion,
+        shape,
+        mass,
+        inertia,
+        orientation,
+        velocity,
+        angular_velocity,
+        material,
+    })
+}
+
+/// Reads a body's optional `name`: returns the name, the span to blame for a duplicate, and the
+/// "who" label for messages (`bodies[2] "ball"`, or `bodies[2]` when nameless).
+pub(super) fn read_name<'t>(t: &Tab<'_, 't, '_>) -> Result<(Option<&'t str>, Span), SceneError> {
+    match t.string("name")? {
+        Some((name, span)) => {
+            if name.is_empty() {
+                return Err(t.value_error(&span, "name", "must not be empty"));
+            }
+            if name.contains(['\n', '\r']) {
+                return Err(t.value_error(&span, "name", "must not contain a line break"));
+            }
+            Ok((Some(name), span))
+        }
+        None => Ok((None, t.span.clone())),
+    }
+}
+
+pub(super) fn parse_body<'s, 't, 'i>(
+    root: &Tab<'s, 't, 'i>,
+    ctx: &BodyCtx,
+    index: usize,
+    item: &'t Spanned<DeValue<'i>>,
+) -> Result<(BodySpec, Span, String), SceneError> {
+    let src = root.src;
+    let mut t = root.element_table(item, format!("bodies[{index}]"))?;
+    let (name, name_span) = read_name(&t)?;
+    if let Some(name) = name {
+        t.who = format!("bodies[{index}] \"{name}\"");
+    }
+    let mut keys = COMMON_KEYS.to_vec();
+    keys.push("position");
+    t.check_keys(&keys)?;
+    let c = parse_common(&t, ctx)?;
+    let position = t.vec3("position")?.map(|v| v.0).unwrap_or(DVec3::ZERO);
+    let body = BodySpec {
+        name: name
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("body_{index}")),
+        motion: c.motion,
+        shape: c.shape,
+        mass: c.mass,
+        inertia: c.inertia,
+        position,
+        orientation: c.orientation,
+        velocity: c.velocity,
+        angular_velocity: c.angular_velocity,
+        material: c.material,
+        origin: format!("{}:{}", ctx.file, src.line_col(t.span.start).0),
+    };
+    Ok((body, name_span, t.who.clone()))
+}

@@ -1,0 +1,290 @@
+//! Reading a whole scene document: the TOML text into toml's spanned tree, the top-level keys,
+//! and the `[world]`, `[materials]` and `[[material_pairs]]` sections; bodies, lattices and
+//! shapes are read by the sibling modules.
+//!
+//! # Why a hand-written walker instead of `serde` derive
+//!
+//! Every error must name the file, the line and column, the key and the body (its name, or its
+//! index when it has none). Serde's derived deserialisers know neither the body they are in nor,
+//! through an internally tagged enum such as `shape = { type = "box", … }`, the span of a value.
+//! So the text is parsed into toml's spanned document tree ([`toml::de::DeTable`]), and a small
+//! reader walks it, checking keys, types and physical validity in one pass with the span of every
+//! key and value at hand. Unknown keys are errors, as with `deny_unknown_fields`.
+
+use super::bodies::{parse_body, BodyCtx};
+use super::lattice::parse_lattice;
+use super::table::{Span, Src, Tab};
+use super::{BodySpec, RestingContactMode, Scene, SceneError, WorldSettings};
+use crate::material::{Material, MaterialPair};
+use std::collections::BTreeMap;
+use std::path::Path;
+use toml::de::{DeTable, DeValue};
+
+/// Parses and validates scene text; `source` names it in errors (see [`super::parse()`]).
+pub(super) fn scene(text: &str, source: &Path) -> Result<Scene, SceneError> {
+    let src = Src {
+        text,
+        file: source.display().to_string(),
+    };
+    let doc = DeTable::parse(text).map_err(|e| {
+        let span = e.span().unwrap_or(0..0);
+        src.error(&span, &format!("invalid TOML: {}", e.message().trim_end()))
+    })?;
+    let root = Tab {
+        src: &src,
+        table: doc.get_ref(),
+        span: 0..0,
+        who: "scene".to_string(),
+        path: String::new(),
+    };
+    // `[bench]` holds figures for `tumble bench` (see src/bench.rs); the simulation ignores it.
+    root.check_keys(&[
+        "world",
+        "materials",
+        "material_pairs",
+        "bodies",
+        "lattices",
+        "bench",
+    ])?;
+
+    let world = parse_world(&root)?;
+    let materials = parse_materials(&root)?;
+    let material_pairs = parse_material_pairs(&root, &materials)?;
+    let ctx = BodyCtx {
+        materials: &materials,
+        file: &src.file,
+    };
+
+    let mut bodies = Vec::new();
+    // Where each name was defined, for the duplicate-name message.
+    let mut defined_at: BTreeMap<String, String> = BTreeMap::new();
+    let mut add = |body: BodySpec, name_span: &Span, who: &str| -> Result<(), SceneError> {
+        if let Some(first) = defined_at.get(&body.name) {
+            return Err(src.error(
+                name_span,
+                &format!(
+                    "{who}: duplicate body name \"{}\" (first defined at {first})",
+                    body.name
+                ),
+            ));
+        }
+        defined_at.insert(body.name.clone(), src.loc(name_span));
+        bodies.push(body);
+        Ok(())
+    };
+
+    if let Some((items, _)) = root.array_of_tables("bodies")? {
+        for (index, item) in items.iter().enumerate() {
+            let (body, name_span, who) = parse_body(&root, &ctx, index, item)?;
+            add(body, &name_span, &who)?;
+        }
+    }
+    if let Some((items, _)) = root.array_of_tables("lattices")? {
+        for (index, item) in items.iter().enumerate() {
+            let (generated, name_span, who) = parse_lattice(&root, &ctx, index, item)?;
+            for body in generated {
+                add(body, &name_span, &who)?;
+            }
+        }
+    }
+
+    Ok(Scene {
+        source: source.to_path_buf(),
+        world,
+        materials,
+        material_pairs,
+        bodies,
+    })
+}
+
+/// Most Gauss–Seidel sweeps a scene may ask for per contact step (or per shock level).
+const MAX_SWEEPS: usize = 10_000;
+
+fn parse_world(root: &Tab) -> Result<WorldSettings, SceneError> {
+    let mut w = WorldSettings::default();
+    let Some(t) = root.sub_table("world", "world".to_string(), String::new())? else {
+        return Ok(w);
+    };
+    t.check_keys(&[
+        "gravity",
+        "duration",
+        "frame_period",
+        "collision_epsilon",
+        "sleep_time",
+        "resting_contact",
+        "contact_step",
+        "contact_step_max",
+        "contact_sweeps",
+        "shock_sweeps",
+    ])?;
+    if let Some((g, _)) = t.vec3("gravity")? {
+        w.gravity = g;
+    }
+    if let Some((d, span)) = t.number("duration")? {
+        if d < 0.0 {
+            return Err(t.value_error(&span, "duration", &format!("must be >= 0 (got {d})")));
+        }
+        w.duration = d;
+    }
+    if let Some((v, _)) = t.positive("frame_period")? {
+        w.frame_period = v;
+    }
+    if let Some((v, _)) = t.positive("collision_epsilon")? {
+        w.collision_epsilon = v;
+    }
+    if let Some((v, span)) = t.number("sleep_time")? {
+        if v < 0.0 {
+            return Err(t.value_error(&span, "sleep_time", &format!("must be >= 0 (got {v})")));
+        }
+        w.sleep_time = v;
+    }
+    match t.string("resting_contact")? {
+        None => {}
+        Some(("constraints", _)) => w.resting_contact = RestingContactMode::Constraints,
+        Some(("microcollisions", _)) => w.resting_contact = RestingContactMode::Microcollisions,
+        Some((other, span)) => {
+            return Err(t.value_error(
+                &span,
+                "resting_contact",
+                &format!("must be \"constraints\" or \"microcollisions\" (got \"{other}\")"),
+            ))
+        }
+    }
+    if let Some((v, _)) = t.positive("contact_step")? {
+        w.contact_step = v;
+    }
+    if let Some((v, span)) = t.positive("contact_step_max")? {
+        if v < w.contact_step {
+            return Err(t.value_error(
+                &span,
+                "contact_step_max",
+                &format!(
+                    "must be at least contact_step = {} s (got {v} s)",
+                    w.contact_step
+                ),
+            ));
+        }
+        w.contact_step_max = Some(v);
+    }
+    if let Some(n) = t.count_in("contact_sweeps", 1, MAX_SWEEPS)? {
+        w.contact_sweeps = n;
+    }
+    if let Some(n) = t.count_in("shock_sweeps", 0, MAX_SWEEPS)? {
+        w.shock_sweeps = n;
+    }
+    Ok(w)
+}
+
+fn parse_materials(root: &Tab) -> Result<BTreeMap<String, Material>, SceneError> {
+    let mut out = BTreeMap::new();
+    if let Some(all) = root.sub_table("materials", "materials".to_string(), String::new())? {
+        for (key, value) in all.table.iter() {
+            let name = key.get_ref().to_string();
+            let who = format!("materials.{name}");
+            let DeValue::Table(table) = value.get_ref() else {
+                return Err(all.src.error(
+                    &value.span(),
+                    &format!(
+                        "{who}: a material must be a table with restitution and friction (got {})",
+                        value.get_ref().type_str()
+                    ),
+                ));
+            };
+            let t = Tab {
+                src: all.src,
+                table,
+                span: value.span(),
+                who,
+                path: String::new(),
+            };
+            t.check_keys(&["restitution", "friction"])?;
+            let mut m = Material::default();
+            if let Some((e, span)) = t.number("restitution")? {
+                check_restitution(&t, &span, "restitution", e)?;
+                m.restitution = e;
+            }
+            if let Some((f, span)) = t.number("friction")? {
+                check_friction(&t, &span, "friction", f)?;
+                m.friction = f;
+            }
+            out.insert(name, m);
+        }
+    }
+    out.entry("default".to_string()).or_default();
+    Ok(out)
+}
+
+fn check_restitution(t: &Tab, span: &Span, key: &str, e: f64) -> Result<(), SceneError> {
+    if (0.0..=1.0).contains(&e) {
+        Ok(())
+    } else {
+        Err(t.value_error(span, key, &format!("must be in [0, 1] (got {e})")))
+    }
+}
+
+fn check_friction(t: &Tab, span: &Span, key: &str, f: f64) -> Result<(), SceneError> {
+    if f >= 0.0 {
+        Ok(())
+    } else {
+        Err(t.value_error(span, key, &format!("must be >= 0 (got {f})")))
+    }
+}
+
+fn parse_material_pairs(
+    root: &Tab,
+    materials: &BTreeMap<String, Material>,
+) -> Result<Vec<MaterialPair>, SceneError> {
+    let mut out: Vec<MaterialPair> = Vec::new();
+    let Some((items, _)) = root.array_of_tables("material_pairs")? else {
+        return Ok(out);
+    };
+    for (index, item) in items.iter().enumerate() {
+        let t = root.element_table(item, format!("material_pairs[{index}]"))?;
+        t.check_keys(&["a", "b", "restitution", "friction"])?;
+        let mut names = Vec::new();
+        for key in ["a", "b"] {
+            let (name, span) = t.string(key)?.ok_or_else(|| t.missing(key))?;
+            if !materials.contains_key(name) {
+                return Err(t.value_error(
+                    &span,
+                    key,
+                    &format!(
+                        "names unknown material \"{name}\" (define it under [materials.{name}])"
+                    ),
+                ));
+            }
+            names.push((name.to_string(), span));
+        }
+        let restitution = match t.number("restitution")? {
+            Some((e, span)) => {
+                check_restitution(&t, &span, "restitution", e)?;
+                Some(e)
+            }
+            None => None,
+        };
+        let friction = match t.number("friction")? {
+            Some((f, span)) => {
+                check_friction(&t, &span, "friction", f)?;
+                Some(f)
+            }
+            None => None,
+        };
+        let (b, b_span) = names.pop().unwrap_or_default();
+        let (a, _) = names.pop().unwrap_or_default();
+        let same = |p: &MaterialPair| (p.a == a && p.b == b) || (p.a == b && p.b == a);
+        if out.iter().any(same) {
+            return Err(t.value_error(
+                &b_span,
+                "b",
+                &format!("the pair \"{a}\" / \"{b}\" is given twice"),
+            ));
+        }
+        out.push(MaterialPair {
+            a,
+            b,
+            restitution,
+            friction,
+        });
+    }
+    Ok(out)
+}

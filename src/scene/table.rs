@@ -1,0 +1,367 @@
+//! The spanned-table reader: the scene text with its name ([`Src`]) to turn byte spans into
+//! `file:line:col`, and a table being read ([`Tab`]) with typed getters that check keys, types
+//! and ranges and name the file, position, owner and key of every error.
+
+use super::SceneError;
+use glam::{DQuat, DVec3};
+use std::ops::Range;
+use toml::de::{DeArray, DeTable, DeValue};
+use toml::Spanned;
+
+/// A byte range in the scene text.
+pub(super) type Span = Range<usize>;
+
+/// The scene text and its name, to turn byte spans into `file:line:col`.
+pub(super) struct Src<'a> {
+    pub(super) text: &'a str,
+    pub(super) file: String,
+}
+
+impl Src<'_> {
+    /// 1-based line and column (in characters) of a byte offset.
+    pub(super) fn line_col(&self, offset: usize) -> (usize, usize) {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let before = &self.text[..offset];
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let col = before[line_start..].chars().count() + 1;
+        (line, col)
+    }
+
+    /// `file:line:col` of a span's start.
+    pub(super) fn loc(&self, span: &Span) -> String {
+        let (line, col) = self.line_col(span.start);
+        format!("{}:{line}:{col}", self.file)
+    }
+
+    /// An error located at `span`.
+    pub(super) fn error(&self, span: &Span, message: &str) -> SceneError {
+        SceneError {
+            message: format!("{}: {message}", self.loc(span)),
+        }
+    }
+}
+
+/// A table being read: the text it came from, who it belongs to (for messages) and the key path
+/// leading to it.
+pub(super) struct Tab<'s, 't, 'i> {
+    pub(super) src: &'s Src<'s>,
+    pub(super) table: &'t DeTable<'i>,
+    /// Where the table is (its `[header]` or inline `{`), blamed for missing keys.
+    pub(super) span: Span,
+    /// Who the table belongs to: `world`, `materials.rubber`, `bodies[2] "ball"`.
+    pub(super) who: String,
+    /// Key path from the owner to this table, with a trailing dot: "" or "shape.".
+    pub(super) path: String,
+}
+
+impl<'s, 't, 'i> Tab<'s, 't, 'i> {
+    /// An error at `span` about this table's owner.
+    pub(super) fn error_at(&self, span: &Span, message: &str) -> SceneError {
+        self.src.error(span, &format!("{}: {message}", self.who))
+    }
+
+    /// An error at `span` about the value of `key`: `file:l:c: who: path.key message`.
+    pub(super) fn value_error(&self, span: &Span, key: &str, message: &str) -> SceneError {
+        self.error_at(span, &format!("{}{key} {message}", self.path))
+    }
+
+    /// The error for a required key that is absent, blamed on the table itself.
+    pub(super) fn missing(&self, key: &str) -> SceneError {
+        self.error_at(&self.span, &format!("missing key {}{key}", self.path))
+    }
+
+    /// Refuses keys not in `allowed`, naming the first unknown one in file order.
+    pub(super) fn check_keys(&self, allowed: &[&str]) -> Result<(), SceneError> {
+        let unknown = self
+            .table
+            .iter()
+            .filter(|(k, _)| !allowed.contains(&k.get_ref().as_ref()))
+            .min_by_key(|(k, _)| k.span().start);
+        match unknown {
+            None => Ok(()),
+            Some((k, _)) => Err(self.error_at(
+                &k.span(),
+                &format!(
+                    "unknown key \"{}{}\" (expected one of: {})",
+                    self.path,
+                    k.get_ref(),
+                    allowed.join(", ")
+                ),
+            )),
+        }
+    }
+
+    pub(super) fn get(&self, key: &str) -> Option<&'t Spanned<DeValue<'i>>> {
+        self.table.get(key)
+    }
+
+    /// The sub-table at `key`, if present.
+    pub(super) fn sub_table(
+        &self,
+        key: &str,
+        who: String,
+        path: String,
+    ) -> Result<Option<Tab<'s, 't, 'i>>, SceneError> {
+        let Some(v) = self.get(key) else {
+            return Ok(None);
+        };
+        match v.get_ref() {
+            DeValue::Table(table) => Ok(Some(Tab {
+                src: self.src,
+                table,
+                span: v.span(),
+                who,
+                path,
+            })),
+            other => Err(self.src.error(
+                &v.span(),
+                &format!("{key} must be a table (got {})", other.type_str()),
+            )),
+        }
+    }
+
+    /// The array of tables at `key` (`[[key]]` entries or an inline array), if present.
+    pub(super) fn array_of_tables(
+        &self,
+        key: &str,
+    ) -> Result<Option<(&'t DeArray<'i>, Span)>, SceneError> {
+        let Some(v) = self.get(key) else {
+            return Ok(None);
+        };
+        match v.get_ref() {
+            DeValue::Array(a) => Ok(Some((a, v.span()))),
+            other => Err(self.src.error(
+                &v.span(),
+                &format!(
+                    "{key} must be an array of tables ([[{key}]] entries) (got {})",
+                    other.type_str()
+                ),
+            )),
+        }
+    }
+
+    /// An element of an array of tables as a [`Tab`] owned by `who`.
+    pub(super) fn element_table(
+        &self,
+        item: &'t Spanned<DeValue<'i>>,
+        who: String,
+    ) -> Result<Tab<'s, 't, 'i>, SceneError> {
+        match item.get_ref() {
+            DeValue::Table(table) => Ok(Tab {
+                src: self.src,
+                table,
+                span: item.span(),
+                who,
+                path: String::new(),
+            }),
+            other => Err(self.src.error(
+                &item.span(),
+                &format!("{who} must be a table (got {})", other.type_str()),
+            )),
+        }
+    }
+
+    /// A string value at `key`, if present.
+    pub(super) fn string(&self, key: &str) -> Result<Option<(&'t str, Span)>, SceneError> {
+        let Some(v) = self.get(key) else {
+            return Ok(None);
+        };
+        match v.get_ref() {
+            DeValue::String(s) => Ok(Some((s.as_ref(), v.span()))),
+            other => Err(self.value_error(
+                &v.span(),
+                key,
+                &format!("must be a string (got {})", other.type_str()),
+            )),
+        }
+    }
+
+    /// A finite number (integer or float) from a value; `key` names it in errors.
+    pub(super) fn number_value(&self, v: &Spanned<DeValue>, key: &str) -> Result<f64, SceneError> {
+        let x = match v.get_ref() {
+            DeValue::Float(f) => f.as_str().parse::<f64>().ok(),
+            DeValue::Integer(i) => i64::from_str_radix(i.as_str(), i.radix())
+                .ok()
+                .map(|i| i as f64),
+            other => {
+                return Err(self.value_error(
+                    &v.span(),
+                    key,
+                    &format!("must be a number (got {})", other.type_str()),
+                ))
+            }
+        };
+        match x {
+            Some(x) if x.is_finite() => Ok(x),
+            Some(x) => Err(self.value_error(
+                &v.span(),
+                key,
+                &format!("must be a finite number (got {x})"),
+            )),
+            None => Err(self.value_error(&v.span(), key, "is not a representable number")),
+        }
+    }
+
+    /// An integer from a value; `key` names it in errors.
+    pub(super) fn integer_value(
+        &self,
+        v: &Spanned<DeValue>,
+        key: &str,
+    ) -> Result<(i64, Span), SceneError> {
+        match v.get_ref() {
+            DeValue::Integer(i) => i64::from_str_radix(i.as_str(), i.radix())
+                .map(|n| (n, v.span()))
+                .map_err(|_| self.value_error(&v.span(), key, "is out of range")),
+            other => Err(self.value_error(
+                &v.span(),
+                key,
+                &format!("must be an integer (got {})", other.type_str()),
+            )),
+        }
+    }
+
+    /// A finite number at `key`, if present.
+    pub(super) fn number(&self, key: &str) -> Result<Option<(f64, Span)>, SceneError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(v) => Ok(Some((self.number_value(v, key)?, v.span()))),
+        }
+    }
+
+    /// An integer in `lo..=hi` at `key`, if present.
+    pub(super) fn count_in(
+        &self,
+        key: &str,
+        lo: usize,
+        hi: usize,
+    ) -> Result<Option<usize>, SceneError> {
+        let Some(v) = self.get(key) else {
+            return Ok(None);
+        };
+        let (n, span) = self.integer_value(v, key)?;
+        match usize::try_from(n) {
+            Ok(n) if (lo..=hi).contains(&n) => Ok(Some(n)),
+            _ => Err(self.value_error(
+                &span,
+                key,
+                &format!("must be an integer from {lo} to {hi} (got {n})"),
+            )),
+        }
+    }
+
+    /// A number > 0 at `key`, if present.
+    pub(super) fn positive(&self, key: &str) -> Result<Option<(f64, Span)>, SceneError> {
+        match self.number(key)? {
+            Some((x, span)) if x <= 0.0 => {
+                Err(self.value_error(&span, key, &format!("must be > 0 (got {x})")))
+            }
+            other => Ok(other),
+        }
+    }
+
+    /// A required shape dimension: a finite number > 0.
+    pub(super) fn dimension(&self, key: &str) -> Result<f64, SceneError> {
+        match self.number(key)? {
+            None => Err(self.missing(key)),
+            Some((x, span)) if x <= 0.0 => Err(self.value_error(
+                &span,
+                key,
+                &format!("must be > 0 (got {x}): degenerate shape"),
+            )),
+            Some((x, _)) => Ok(x),
+        }
+    }
+
+    /// The elements of an array value.
+    pub(super) fn array(
+        &self,
+        v: &'t Spanned<DeValue<'i>>,
+        key: &str,
+    ) -> Result<&'t [Spanned<DeValue<'i>>], SceneError> {
+        match v.get_ref() {
+            DeValue::Array(a) => Ok(a),
+            other => Err(self.value_error(
+                &v.span(),
+                key,
+                &format!("must be an array (got {})", other.type_str()),
+            )),
+        }
+    }
+
+    /// The elements of an array value that must have exactly `len` of them.
+    pub(super) fn array_of_len(
+        &self,
+        v: &'t Spanned<DeValue<'i>>,
+        key: &str,
+        len: usize,
+    ) -> Result<&'t [Spanned<DeValue<'i>>], SceneError> {
+        let items = self.array(v, key)?;
+        if items.len() != len {
+            return Err(self.value_error(
+                &v.span(),
+                key,
+                &format!("must have {len} elements (got {})", items.len()),
+            ));
+        }
+        Ok(items)
+    }
+
+    /// Three finite numbers from an array value.
+    pub(super) fn vec3_value(
+        &self,
+        v: &'t Spanned<DeValue<'i>>,
+        key: &str,
+    ) -> Result<DVec3, SceneError> {
+        let items = self.array_of_len(v, key, 3)?;
+        let mut out = [0.0; 3];
+        for (k, item) in items.iter().enumerate() {
+            out[k] = self.number_value(item, &format!("{key}[{k}]"))?;
+        }
+        Ok(DVec3::from_array(out))
+    }
+
+    /// A vector `[x, y, z]` at `key`, if present.
+    pub(super) fn vec3(&self, key: &str) -> Result<Option<(DVec3, Span)>, SceneError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(v) => Ok(Some((self.vec3_value(v, key)?, v.span()))),
+        }
+    }
+
+    /// A unit quaternion `[w, x, y, z]` at `key`, if present; normalised when its norm is within
+    /// 1e-6 of 1 (so that rounded decimals are accepted), refused otherwise (a quaternion far from
+    /// unit is a mistake, not a rounding error).
+    pub(super) fn quat(&self, key: &str) -> Result<Option<DQuat>, SceneError> {
+        let Some(v) = self.get(key) else {
+            return Ok(None);
+        };
+        let items = self.array_of_len(v, key, 4)?;
+        let mut q = [0.0; 4];
+        for (k, item) in items.iter().enumerate() {
+            q[k] = self.number_value(item, &format!("{key}[{k}]"))?;
+        }
+        let [w, x, y, z] = q;
+        let quat = DQuat::from_xyzw(x, y, z, w);
+        let norm = quat.length();
+        if (norm - 1.0).abs() > 1e-6 {
+            return Err(self.value_error(
+                &v.span(),
+                key,
+                &format!(
+                    "must be a unit quaternion [w, x, y, z] (got norm {norm}; within 1e-6 of 1 \
+                     is normalised)"
+                ),
+            ));
+        }
+        Ok(Some(quat.normalize()))
+    }
+}
+
+/// `[x, y, z]` for messages.
+pub(super) fn fmt_vec(v: DVec3) -> String {
+    format!("[{}, {}, {}]", v.x, v.y, v.z)
+}
