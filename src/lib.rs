@@ -11,6 +11,7 @@
 //! compute shaders ([`gpu`]) with CPU twins of the same name ([`stages`]).
 
 pub mod ballistic;
+pub mod batch;
 pub mod bench;
 pub mod body;
 pub mod collision_impulse;

@@ -1,0 +1,3 @@
+//! `tumble batch`: stable-pose statistics over many drops of one part (Mirtich 1996, §2.4).
+
+pub mod poses;
