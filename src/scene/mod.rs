@@ -9,9 +9,11 @@
 //!   sections (and why it is a hand-written walker rather than `serde` derive);
 //! - `bodies`: `[[bodies]]` entries and the keys they share with lattices;
 //! - `lattice`: the `[[lattices]]` generators;
+//! - `batch`: the `[batch]` table of `tumble batch`;
 //! - `shape`: `shape = { type = … }` tables;
 //! - `table`: the spanned-table reader they all use, which locates every error.
 
+mod batch;
 mod bodies;
 mod lattice;
 mod parse;
@@ -19,6 +21,7 @@ mod shape;
 mod table;
 
 pub use crate::body::Motion;
+pub use batch::{BatchSpec, Distribution, StateVector, Vary, VaryKey};
 pub use lattice::{random_rotation, MAX_GENERATED_BODIES};
 
 use crate::material::{Material, MaterialError, MaterialPair, MaterialTable};
@@ -147,6 +150,8 @@ pub struct Scene {
     /// Bodies, generators expanded: the `[[bodies]]` entries in file order, then the bodies of
     /// each `[[lattices]]` entry in file order.
     pub bodies: Vec<BodySpec>,
+    /// `[batch]`: how `tumble batch` runs the scene's trials (ignored by `run`).
+    pub batch: Option<BatchSpec>,
 }
 
 impl Scene {

@@ -11,6 +11,7 @@
 //! reader walks it, checking keys, types and physical validity in one pass with the span of every
 //! key and value at hand. Unknown keys are errors, as with `deny_unknown_fields`.
 
+use super::batch::parse_batch;
 use super::bodies::{parse_body, BodyCtx};
 use super::lattice::parse_lattice;
 use super::table::{Span, Src, Tab};
@@ -37,7 +38,8 @@ pub(super) fn scene(text: &str, source: &Path) -> Result<Scene, SceneError> {
         who: "scene".to_string(),
         path: String::new(),
     };
-    // `[bench]` holds figures for `tumble bench` (see src/bench.rs); the simulation ignores it.
+    // `[bench]` holds figures for `tumble bench` and `[batch]` the trials of `tumble batch`; the
+    // simulation ignores both.
     root.check_keys(&[
         "world",
         "materials",
@@ -45,6 +47,7 @@ pub(super) fn scene(text: &str, source: &Path) -> Result<Scene, SceneError> {
         "bodies",
         "lattices",
         "bench",
+        "batch",
     ])?;
 
     let world = parse_world(&root)?;
@@ -88,12 +91,14 @@ pub(super) fn scene(text: &str, source: &Path) -> Result<Scene, SceneError> {
         }
     }
 
+    let batch = parse_batch(&root, &bodies)?;
     Ok(Scene {
         source: source.to_path_buf(),
         world,
         materials,
         material_pairs,
         bodies,
+        batch,
     })
 }
 
