@@ -5,8 +5,8 @@
 //! The cluster is `tests/slurm/start-local-slurm.sh`'s (munged, slurmctld and slurmd on this
 //! machine, configured under /tmp/tumble-slurm or `$TUMBLE_SLURM_DIR`); the script is idempotent,
 //! so a cluster that is already up is reused, and it is left running afterwards for the next run
-//! (`tests/slurm/stop-local-slurm.sh` stops it). It needs root and the Debian packages
-//! `slurm-wlm` and `munge`, which `.ci/run` installs.
+//! (`tests/slurm/stop-local-slurm.sh` stops it). It needs root (or `sudo` without a password)
+//! and the Debian packages `slurm-wlm` and `munge`, which `.ci/run` installs.
 //!
 //! Skips (prints "SKIPPED: no Slurm") when `sbatch` is not on PATH, unless CI=true, where that
 //! fails.
@@ -55,13 +55,33 @@ fn run(program: &str, args: &[&str], slurm_conf: &str) -> Output {
 }
 
 /// Starts the local cluster (or finds it up) and returns the path of its slurm.conf, which the
-/// script prints on stdout as `SLURM_CONF=PATH`.
+/// script prints on stdout as `SLURM_CONF=PATH`. The daemons need root: when the tests run as
+/// another user (.ci/run allows it, with sudo), the script runs through `sudo -n`; the jobs then
+/// still run as this user.
 fn start_local_slurm() -> String {
     let script = crate_path("tests/slurm/start-local-slurm.sh");
-    let out = Command::new(&script)
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| text(&o.stdout).trim() == "0");
+    let mut cmd = if is_root {
+        Command::new(&script)
+    } else {
+        // sudo resets the environment: hand TUMBLE_SLURM_DIR over explicitly.
+        let mut cmd = Command::new("sudo");
+        cmd.arg("-n").arg("env");
+        if let Some(dir) = std::env::var_os("TUMBLE_SLURM_DIR") {
+            let mut arg = std::ffi::OsString::from("TUMBLE_SLURM_DIR=");
+            arg.push(dir);
+            cmd.arg(arg);
+        }
+        cmd.arg(&script);
+        cmd
+    };
+    let out = cmd
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
     assert!(
         out.status.success(),
         "{} failed ({}):\n{}",

@@ -30,7 +30,7 @@ die() {
 }
 
 # slurmd starts jobs as their submitting user and SlurmUser=root below: both need root.
-[ "$(id -u)" -eq 0 ] || die "must run as root (slurmd and slurmctld run as root here)"
+[ "$(id -u)" -eq 0 ] || die "must run as root (slurmctld and slurmd run as root here): sudo $0"
 
 # Installing is the caller's job (.ci/run does it); name the packages rather than fail obscurely.
 for tool in munged mungekey munge unmunge slurmctld slurmd sinfo scontrol; do
