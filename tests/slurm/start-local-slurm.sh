@@ -109,7 +109,8 @@ new_conf=$(
   cat <<EOF
 # Written by tests/slurm/start-local-slurm.sh: a one-node cluster for tests.
 ClusterName=tumble-local
-SlurmctldHost=localhost
+# The address given, so that the clients never try ::1 (Slurm listens on IPv4 only by default).
+SlurmctldHost=localhost(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
