@@ -31,8 +31,13 @@ fn stable_poses(c: &mut Criterion) {
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(5));
     group.bench_function("stable_poses_200", |b| b.iter(run));
-    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-    group.bench_function("stable_poses_200_one_thread", |b| b.iter(|| one.install(run)));
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    group.bench_function("stable_poses_200_one_thread", |b| {
+        b.iter(|| one.install(run))
+    });
     group.finish();
 }
 
