@@ -53,7 +53,17 @@ impl World {
             }
             return Ok(());
         }
-        if d <= eps && self.resolve_contacts(a, b, eps) {
+        if d <= eps && self.is_impact(a, b, eps) {
+            // An impact, with every other at this instant that shares its bodies.
+            let mut moved = std::mem::take(&mut self.impact_moved);
+            moved.clear();
+            self.resolve_impacts(a, b, t, &mut moved);
+            if let Some(&i) = moved.iter().find(|&&i| !self.bodies[i].is_finite()) {
+                return Err(self.non_finite(i, t));
+            }
+            self.rebound_after_change(a, b, t, &moved);
+            self.impact_moved = moved;
+        } else if d <= eps && self.resolve_contacts(a, b, eps) {
             for i in [a, b] {
                 if !self.bodies[i].is_finite() {
                     return Err(self.non_finite(i, t));

@@ -21,6 +21,9 @@ pub struct Counts {
     pub collisions: u64,
     /// Contact impulses from the velocity-reversing microcollision rule (§4.5).
     pub microcollisions: u64,
+    /// Rounds of simultaneous impacts solved together (several pairs at one instant; each
+    /// pair also counts in `collisions`; see `world/impacts.rs`).
+    pub simultaneous_impacts: u64,
     /// Time-of-impact bounds computed (coarse and fine).
     pub toi_bounds: u64,
     /// Entries popped from the event heap (stale ones included).
@@ -93,6 +96,7 @@ impl Counts {
         let Counts {
             collisions,
             microcollisions,
+            simultaneous_impacts,
             toi_bounds,
             heap_pops,
             stale_pops,
@@ -123,6 +127,7 @@ impl Counts {
         } = *other;
         self.collisions += collisions;
         self.microcollisions += microcollisions;
+        self.simultaneous_impacts += simultaneous_impacts;
         self.toi_bounds += toi_bounds;
         self.heap_pops += heap_pops;
         self.stale_pops += stale_pops;

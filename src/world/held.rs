@@ -103,10 +103,14 @@ impl World {
             .pair(self.bodies[a].material, self.bodies[b].material);
         let resting_speed = self.resting_speed(material.restitution, h);
         if self.fast_point(a, b, band, resting_speed) {
-            let any = self.resolve_contacts(a, b, band);
+            // An impact, with every other at this instant that shares its bodies.
+            let mut moved = std::mem::take(&mut self.impact_moved);
+            moved.clear();
+            let any = self.resolve_impacts(a, b, t, &mut moved);
             if any {
-                self.rebound_after_collision(a, b, t);
+                self.rebound_after_collision(a, b, t, &moved);
             }
+            self.impact_moved = moved;
             return any;
         }
         // A contact that came to rest during the step is held from now on, as if the step had
@@ -131,7 +135,7 @@ impl World {
         if tries > MAX_RESOLVES {
             let any = self.resolve_contacts(a, b, band);
             if any {
-                self.rebound_after_collision(a, b, t);
+                self.rebound_after_collision(a, b, t, &[]);
             }
             return any;
         }
@@ -439,17 +443,24 @@ impl World {
         self.cluster.candidates = candidates;
     }
 
-    /// After a collision of a and b at `t` (resting contacts as constraints): the held pairs
-    /// of a and b that it pushed and that the event loop would re-solve at this same instant
+    /// After a collision of a and b at `t`, with the bodies `also` (ascending) that the impacts
+    /// of the same instant moved (resting contacts as constraints): the held pairs of those
+    /// bodies that they pushed and that the event loop would re-solve at this same instant
     /// are re-solved now, as a cluster ([`Self::resolve_cluster`]: most re-solves that are not
-    /// set off by another follow a collision at its very instant), and then a, b and every
-    /// body the cluster moved are re-bounded at once ([`Self::rebound_after_change`]).
-    pub(super) fn rebound_after_collision(&mut self, a: usize, b: usize, t: f64) {
+    /// set off by another follow a collision at its very instant), and then every body moved
+    /// is re-bounded at once ([`Self::rebound_after_change`]).
+    pub(super) fn rebound_after_collision(&mut self, a: usize, b: usize, t: f64, also: &[usize]) {
         let mut moved = std::mem::take(&mut self.cluster.moved);
         moved.clear();
         let settings = self.resolve_settings();
         let mut seeds = std::mem::take(&mut self.cluster.seeds);
-        self.pushed_held_pairs(&[a.min(b), a.max(b)], &[(a, b)], t, &settings, &mut seeds);
+        let mut hit = std::mem::take(&mut self.changed_bodies);
+        hit.clear();
+        hit.extend([a, b].into_iter().chain(also.iter().copied()));
+        hit.sort_unstable();
+        hit.dedup();
+        self.pushed_held_pairs(&hit, &[(a, b)], t, &settings, &mut seeds);
+        self.changed_bodies = hit;
         self.cluster.seeds = seeds;
         if !self.cluster.seeds.is_empty() {
             // Every re-solve of this cluster is one the event loop no longer does on its own.
@@ -461,6 +472,9 @@ impl World {
                 self.bodies[i].refresh_bounds();
             }
         }
+        moved.extend_from_slice(also);
+        moved.sort_unstable();
+        moved.dedup();
         self.rebound_after_change(a, b, t, &moved);
         self.cluster.moved = moved;
     }

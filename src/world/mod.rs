@@ -25,6 +25,7 @@ mod collide;
 mod contact_step;
 mod counts;
 mod held;
+mod impacts;
 mod islands;
 mod pair_bound;
 mod settings;
@@ -49,6 +50,7 @@ use bounds::BoundStore;
 use contact_step::ContactStep;
 use glam::DVec3;
 use held::{Cluster, HeldPairs};
+use impacts::ImpactScratch;
 use settings::Settings;
 use stage_seed::StageScratch;
 use std::time::Instant;
@@ -84,6 +86,9 @@ pub struct World {
     contact: ContactStep,
     held: HeldPairs,
     cluster: Cluster,
+    /// Buffers of the simultaneous impacts ([`impacts`]) and the bodies they moved.
+    impacts: ImpactScratch,
+    impact_moved: Vec<usize>,
 
     // Data-parallel stages and threads.
     /// Data-parallel frame stages (GPU or CPU twins); `None`: the host's own f64 path.

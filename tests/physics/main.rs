@@ -6,6 +6,7 @@ mod closed_box;
 mod clusters;
 mod collisions;
 mod free_fall;
+mod impacts;
 mod islands;
 mod resting_constraints;
 mod rolling;

@@ -1,0 +1,371 @@
+//! Simultaneous impacts, resolved independently of the order the heap yields them.
+//!
+//! A fast impact of a popped pair at `t` is the start of an *impact set*: every pair of the
+//! bodies involved whose gap at `t` is within its contact band (ε_c, or the held band) is in
+//! contact at that instant, as the event loop would find it within the same instant. The set's
+//! impulses are found in rounds:
+//!
+//! - a round takes the contact points approaching at least as fast as a collision (the resting
+//!   speed in constraint mode, the microcollision speed otherwise) at the round's start;
+//! - one active pair alone is resolved as an isolated collision (Mirtich & Canny §4, eq. 9, in
+//!   [`World::resolve_contacts`]);
+//! - several are solved together: Bender & Schmitt 2006 §3.1's collision loop (Newton's law
+//!   u' = −e·u per point, targets fixed from the round's start velocities, accumulated normal
+//!   impulses kept ≥ 0) iterated to convergence, then Coulomb friction, each point's tangential
+//!   impulse within μ times its normal one, also iterated to convergence. Converged, both are
+//!   the unique velocities of a convex problem, so the result does not depend on the points'
+//!   order (to the tolerance): mirror-symmetric sets stay mirror-symmetric;
+//! - the next round takes the points that approach after it, until none does.
+//!
+//! Rounds are the propagation of Smith, Kaufman, Vouga, Tamstorf & Grinspun 2012 ("Reflections
+//! on simultaneous impact"): a point enters only once it approaches. Solving every touching point
+//! of a Newton's cradle in one problem would make the resting contacts rigid and move the whole
+//! row; in rounds, the impulse passes ball to ball and exactly one ball leaves.
+//!
+//! A joint round never adds energy: if Newton's law over the coupled points would (it can, for
+//! points that share a body), the round is solved again with e = 0, a projection, which cannot.
+//!
+//! Time tolerance: impacts are simultaneous when their gaps at the first one's instant are within
+//! the contact band, i.e. impacts less than band / (approach speed) apart in time (ε_c = 1 mm at
+//! 8 m/s: 0.125 ms). That is the event loop's own tolerance: a pair is resolved at any distance
+//! in (0, ε_c].
+
+use super::World;
+use crate::narrow_phase::ContactPoint;
+use crate::scene::RestingContactMode;
+use glam::DVec3;
+use rustc_hash::FxHashSet;
+
+/// Most rounds of one impact set; a longer cascade goes on through the event loop.
+const MAX_ROUNDS: usize = 256;
+/// Most sweeps of a joint round's normal (and again of its friction) iteration.
+const MAX_SWEEPS: usize = 10_000;
+/// A joint round's iteration stops once no sweep changes a point's relative velocity by more
+/// than this fraction of the round's largest approach speed.
+const TOLERANCE: f64 = 1e-13;
+
+/// A contact point of a joint round.
+#[derive(Clone, Copy, Debug)]
+struct Row {
+    a: usize,
+    b: usize,
+    point: ContactPoint,
+    /// Newton's target: the normal relative velocity after the round is at least this.
+    target: f64,
+    /// 1 / (n·K·n), K the pair's collision matrix at the point (Bender & Schmitt eq. 1).
+    mass: f64,
+    friction: f64,
+    /// Accumulated normal and tangential impulses.
+    normal: f64,
+    tangent: DVec3,
+}
+
+/// Reusable buffers of the impact sets (no allocation per event once grown).
+#[derive(Default)]
+pub(super) struct ImpactScratch {
+    /// The set's pairs in contact, each with the range of its points in `points`.
+    pairs: Vec<(usize, usize, usize, usize)>,
+    pair_set: FxHashSet<(usize, usize)>,
+    points: Vec<ContactPoint>,
+    /// Bodies whose neighbours were gathered.
+    gathered: FxHashSet<usize>,
+    frontier: Vec<usize>,
+    rows: Vec<Row>,
+    /// Velocities before a round: to tell which bodies it moved and to undo it.
+    saved: Vec<(usize, DVec3, DVec3)>,
+    candidates: Vec<u32>,
+}
+
+impl World {
+    /// The approach speed at which a point of pair (x, y) is an impact rather than a resting
+    /// contact or a microcollision.
+    fn impact_speed(&self, x: usize, y: usize) -> f64 {
+        match self.settings.resting_mode {
+            RestingContactMode::Constraints => {
+                let (bx, by) = (&self.bodies[x], &self.bodies[y]);
+                let e = self
+                    .settings
+                    .materials
+                    .pair(bx.material, by.material)
+                    .restitution;
+                self.resting_speed(e, self.contact_step)
+            }
+            RestingContactMode::Microcollisions => self.settings.micro_speed,
+        }
+    }
+
+    /// Whether pair (a, b), just measured into `self.points` within `band`, has a point that
+    /// approaches as fast as an impact.
+    pub(super) fn is_impact(&self, a: usize, b: usize, band: f64) -> bool {
+        let fast = self.impact_speed(a, b);
+        self.points
+            .iter()
+            .filter(|p| p.separation <= band)
+            .map(|p| self.normal_speed(a, b, p))
+            .any(|un| un < -1e-12 && -un >= fast)
+    }
+
+    /// Resolves the impact set that pair (a, b) starts at `t` (see the module doc): (a, b) was
+    /// just measured into `self.points` and [`Self::is_impact`] holds. Appends every body whose
+    /// velocity changed to `moved` (sorted, each once) and refreshes their spin bounds;
+    /// re-bounds nothing. Returns true if any impulse was applied.
+    pub(super) fn resolve_impacts(
+        &mut self,
+        a: usize,
+        b: usize,
+        t: f64,
+        moved: &mut Vec<usize>,
+    ) -> bool {
+        let mut s = std::mem::take(&mut self.impacts);
+        s.pairs.clear();
+        s.pair_set.clear();
+        s.points.clear();
+        s.gathered.clear();
+        s.frontier.clear();
+        // The popped pair's points, then its bodies' neighbours in contact.
+        let band = self.band(a, b);
+        let from = s.points.len();
+        s.points
+            .extend(self.points.iter().filter(|p| p.separation <= band).copied());
+        s.pairs.push((a, b, from, s.points.len()));
+        s.pair_set.insert((a, b));
+        s.frontier.extend([a, b]);
+        let mut any = false;
+        for _ in 0..MAX_ROUNDS {
+            self.gather_contacts(&mut s, t);
+            // The round's active points, and how many pairs they belong to.
+            s.rows.clear();
+            let mut active_pairs = 0;
+            let mut last_active = 0;
+            for (k, &(x, y, from, to)) in s.pairs.iter().enumerate() {
+                let fast = self.impact_speed(x, y);
+                let before = s.rows.len();
+                for p in &s.points[from..to] {
+                    let un = self.normal_speed(x, y, p);
+                    // Approaching (beyond rounding: `resolve_contacts`' test), and as fast as
+                    // an impact.
+                    if un < -1e-12 && -un >= fast {
+                        s.rows.push(self.impact_row(x, y, p, un));
+                    }
+                }
+                if s.rows.len() > before {
+                    active_pairs += 1;
+                    last_active = k;
+                }
+            }
+            if active_pairs == 0 {
+                break;
+            }
+            // Save the velocities of the round's bodies.
+            s.saved.clear();
+            for r in &s.rows {
+                for i in [r.a, r.b] {
+                    if !s.saved.iter().any(|v| v.0 == i) {
+                        let body = &self.bodies[i];
+                        s.saved.push((i, body.velocity, body.angular_velocity));
+                    }
+                }
+            }
+            if active_pairs == 1 {
+                // An isolated collision: Mirtich & Canny's integration of eq. 9.
+                let (x, y, from, to) = s.pairs[last_active];
+                self.points.clear();
+                self.points.extend_from_slice(&s.points[from..to]);
+                let band = self.band(x, y);
+                if !self.resolve_contacts(x, y, band) {
+                    break;
+                }
+            } else {
+                self.counts.simultaneous_impacts += 1;
+                self.counts.collisions += active_pairs as u64;
+                self.joint_round(&mut s, 1.0);
+            }
+            any = true;
+            // The bodies the round moved: their neighbours in contact join the set.
+            for &(i, v, w) in &s.saved {
+                let body = &self.bodies[i];
+                if body.velocity != v || body.angular_velocity != w {
+                    moved.push(i);
+                    if !s.gathered.contains(&i) {
+                        s.frontier.push(i);
+                    }
+                }
+            }
+        }
+        moved.sort_unstable();
+        moved.dedup();
+        for &i in moved.iter() {
+            self.bodies[i].refresh_bounds();
+        }
+        self.impacts = s;
+        any
+    }
+
+    /// Adds to the set every pair that an awake dynamic body of the frontier forms with a body
+    /// near its box, whose gap at `t` is within the pair's band (their points within it).
+    fn gather_contacts(&mut self, s: &mut ImpactScratch, t: f64) {
+        while let Some(i) = s.frontier.pop() {
+            if !s.gathered.insert(i) || !self.bodies[i].is_awake_dynamic() {
+                continue;
+            }
+            // The box to the step's end grown by the widest band: a body within the band of this
+            // one now may have a swept box that does not meet its own.
+            let bx = self.boxes[i].grown(self.settings.epsilon);
+            let mut cand = std::mem::take(&mut s.candidates);
+            self.grid.query(i, &bx, &self.boxes, &mut cand);
+            for &j in &cand {
+                let j = j as usize;
+                let (x, y) = (i.min(j), i.max(j));
+                if j == i || s.pair_set.contains(&(x, y)) || !self.pair_matters(x, y) {
+                    continue;
+                }
+                if self.bodies[x].asleep || self.bodies[y].asleep {
+                    continue; // waking is the event loop's (`process_pair`)
+                }
+                self.bodies[j].advance_to(t, self.settings.gravity);
+                let band = self.band(x, y);
+                // Apart by more than the band along the last separating axis: not in contact
+                // (the gap along any axis is a lower bound on the distance).
+                if self.axis_gap(x, y).is_some_and(|g| g > band) {
+                    continue;
+                }
+                let d = self.measure_within(x, y, band);
+                s.pair_set.insert((x, y));
+                if d <= band {
+                    let from = s.points.len();
+                    s.points
+                        .extend(self.points.iter().filter(|p| p.separation <= band).copied());
+                    s.pairs.push((x, y, from, s.points.len()));
+                }
+            }
+            s.candidates = cand;
+        }
+    }
+
+    /// A joint round's row for point `p` of pair (x, y), approaching at normal speed `un` < 0.
+    fn impact_row(&self, x: usize, y: usize, p: &ContactPoint, un: f64) -> Row {
+        let (bx, by) = (&self.bodies[x], &self.bodies[y]);
+        let material = self.settings.materials.pair(bx.material, by.material);
+        let k = crate::collision_impulse::collision_matrix(
+            bx.effective_inv_mass(),
+            &bx.inv_inertia_world(),
+            p.position - bx.position,
+            by.effective_inv_mass(),
+            &by.inv_inertia_world(),
+            p.position - by.position,
+        );
+        Row {
+            a: x,
+            b: y,
+            point: *p,
+            target: -material.restitution * un,
+            mass: 1.0 / p.normal.dot(k * p.normal),
+            friction: material.friction,
+            normal: 0.0,
+            tangent: DVec3::ZERO,
+        }
+    }
+
+    /// Relative velocity of a row's point (a's against b's).
+    fn row_velocity(&self, r: &Row) -> DVec3 {
+        self.bodies[r.a].point_velocity(r.point.position)
+            - self.bodies[r.b].point_velocity(r.point.position)
+    }
+
+    fn apply_row(&mut self, r: &Row, impulse: DVec3) {
+        self.bodies[r.a].apply_impulse(impulse, r.point.position);
+        self.bodies[r.b].apply_impulse(-impulse, r.point.position);
+    }
+
+    /// Solves the round's rows together (see the module doc) with restitution scaled by
+    /// `restitution` (1: the materials'; 0: perfectly inelastic).
+    fn joint_round(&mut self, s: &mut ImpactScratch, restitution: f64) {
+        let energy = |w: &World, saved: &[(usize, DVec3, DVec3)]| -> f64 {
+            saved
+                .iter()
+                .map(|&(i, _, _)| w.bodies[i].kinetic_energy())
+                .sum()
+        };
+        let before = energy(self, &s.saved);
+        let scale = s
+            .rows
+            .iter()
+            .map(|r| r.target.abs())
+            .fold(0.0, f64::max)
+            .max(1e-300);
+        for r in &mut s.rows {
+            r.target *= restitution;
+            r.normal = 0.0;
+            r.tangent = DVec3::ZERO;
+        }
+        // Bender & Schmitt §3.1: impulses toward each point's target, their sum kept >= 0.
+        for _ in 0..MAX_SWEEPS {
+            let mut change: f64 = 0.0;
+            for k in 0..s.rows.len() {
+                let r = s.rows[k];
+                let un = self.row_velocity(&r).dot(r.point.normal);
+                let next = (r.normal + r.mass * (r.target - un)).max(0.0);
+                let delta = next - r.normal;
+                if delta != 0.0 {
+                    self.apply_row(&r, delta * r.point.normal);
+                    s.rows[k].normal = next;
+                    change = change.max((delta / r.mass).abs());
+                }
+            }
+            if change <= TOLERANCE * scale {
+                break;
+            }
+        }
+        // Coulomb friction: each point's tangential impulse toward sticking, within μ times its
+        // normal impulse (the maximal dissipation of a fixed normal load, a convex problem).
+        for _ in 0..MAX_SWEEPS {
+            let mut change: f64 = 0.0;
+            for k in 0..s.rows.len() {
+                let r = s.rows[k];
+                if r.friction <= 0.0 || r.normal <= 0.0 {
+                    continue;
+                }
+                let n = r.point.normal;
+                let u = self.row_velocity(&r);
+                let ut = u - u.dot(n) * n;
+                // The tangential effective mass along the slip, from the collision matrix.
+                let (ba, bb) = (&self.bodies[r.a], &self.bodies[r.b]);
+                let kt = crate::collision_impulse::collision_matrix(
+                    ba.effective_inv_mass(),
+                    &ba.inv_inertia_world(),
+                    r.point.position - ba.position,
+                    bb.effective_inv_mass(),
+                    &bb.inv_inertia_world(),
+                    r.point.position - bb.position,
+                );
+                let speed = ut.length();
+                if speed <= TOLERANCE * scale {
+                    continue;
+                }
+                let dir = ut / speed;
+                let mass_t = 1.0 / dir.dot(kt * dir);
+                let mut next = r.tangent - mass_t * ut;
+                let limit = r.friction * r.normal;
+                if next.length() > limit {
+                    next *= limit / next.length();
+                }
+                let delta = next - r.tangent;
+                self.apply_row(&r, delta);
+                s.rows[k].tangent = next;
+                change = change.max(delta.length() / mass_t);
+            }
+            if change <= TOLERANCE * scale {
+                break;
+            }
+        }
+        let after = energy(self, &s.saved);
+        // Written so that a NaN energy also counts as a gain.
+        if !(after <= before * (1.0 + 1e-12) + 1e-15) && restitution > 0.0 {
+            for &(i, v, w) in &s.saved {
+                self.bodies[i].velocity = v;
+                self.bodies[i].angular_velocity = w;
+            }
+            self.joint_round(s, 0.0);
+        }
+    }
+}
