@@ -359,8 +359,9 @@ impl World {
             }
         }
         let after = energy(self, &s.saved);
-        // Written so that a NaN energy also counts as a gain.
-        if !(after <= before * (1.0 + 1e-12) + 1e-15) && restitution > 0.0 {
+        // A NaN energy also counts as a gain.
+        let gained = after.is_nan() || after > before * (1.0 + 1e-12) + 1e-15;
+        if gained && restitution > 0.0 {
             for &(i, v, w) in &s.saved {
                 self.bodies[i].velocity = v;
                 self.bodies[i].angular_velocity = w;
