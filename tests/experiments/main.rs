@@ -1,1 +1,2 @@
+mod bs_incline;
 mod figure_st;
