@@ -1,2 +1,3 @@
 mod bs_incline;
 mod figure_st;
+mod st_four_balls;
