@@ -1,3 +1,4 @@
 mod bs_incline;
 mod figure_st;
+mod st_falling_rod;
 mod st_four_balls;
