@@ -1,4 +1,5 @@
 mod bs_incline;
+mod bs_small_funnel;
 mod figure_st;
 mod newtons_cradle;
 mod pool_break;
