@@ -1,0 +1,5 @@
+//! The Mirtich & Canny validation gallery: one module per experiment of scenes/experiments/.
+mod figure;
+mod gallery;
+
+mod marbles;
