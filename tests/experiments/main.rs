@@ -2,4 +2,5 @@
 mod figure;
 mod gallery;
 
+mod dominos;
 mod marbles;
