@@ -2,5 +2,6 @@
 mod figure;
 mod gallery;
 
+mod block_on_block;
 mod dominos;
 mod marbles;
