@@ -5,3 +5,4 @@ mod gallery;
 mod block_on_block;
 mod dominos;
 mod marbles;
+mod platter;
