@@ -3,6 +3,7 @@ mod figure;
 mod gallery;
 
 mod block_on_block;
+mod bowling;
 mod dominos;
 mod marbles;
 mod platter;
