@@ -4,6 +4,7 @@ mod gallery;
 
 mod block_on_block;
 mod bowling;
+mod coins;
 mod dominos;
 mod marbles;
 mod platter;
