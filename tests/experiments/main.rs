@@ -4,6 +4,7 @@ mod gallery;
 
 mod block_on_block;
 mod bowling;
+mod chain_of_balls;
 mod coins;
 mod dominos;
 mod marbles;
