@@ -346,11 +346,12 @@ fn lattice_rotations_are_reproducible() {
         .all(|b| (b.orientation.z.abs() - 1.0).abs() < 1e-15));
 }
 
-/// The bundled scenes' file names, sorted.
+/// The bundled scenes' files (`scenes/` and the experiment gallery `scenes/experiments/`), sorted.
 fn bundled() -> Vec<std::path::PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
+    let mut files: Vec<_> = [root.clone(), root.join("experiments")]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(dir).unwrap())
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "toml"))
         .collect();
@@ -361,15 +362,25 @@ fn bundled() -> Vec<std::path::PathBuf> {
 #[test]
 fn every_bundled_scene_parses() {
     let files = bundled();
+    let scenes = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
     let names: Vec<String> = files
         .iter()
-        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .map(|p| {
+            p.strip_prefix(&scenes)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
         .collect();
     for required in [
         "ramp.toml",
-        "dominos.toml",
-        "block-on-block.toml",
-        "marbles.toml",
+        "experiments/dominos.toml",
+        "experiments/block-on-block.toml",
+        "experiments/marbles.toml",
+        "experiments/coins.toml",
+        "experiments/platter.toml",
+        "experiments/bowling.toml",
+        "experiments/chain-of-balls.toml",
         "small-funnel.toml",
         "funnel.toml",
         "funnel-250.toml",
