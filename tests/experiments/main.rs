@@ -6,3 +6,4 @@ mod common;
 
 mod figure;
 mod rattleback;
+mod tippe_top;
