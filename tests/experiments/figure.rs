@@ -15,22 +15,13 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
-/// A chart: caption, axis descriptions, curves, horizontal reference lines `(y, label)` and
-/// where the legend goes.
+/// A chart: caption, axis descriptions, curves and horizontal reference lines `(y, label)`.
 pub struct Chart<'a> {
     pub caption: &'a str,
     pub x_desc: &'a str,
     pub y_desc: &'a str,
     pub series: Vec<Series>,
     pub reference: Vec<(f64, String)>,
-    pub legend: Legend,
-}
-
-/// Where a chart's legend goes.
-#[derive(Clone, Copy)]
-pub enum Legend {
-    UpperRight,
-    LowerRight,
 }
 
 /// Colours of the first and second curve (steel blue, brick red).
@@ -73,7 +64,8 @@ fn draw(path: &std::path::Path, chart: &Chart) -> Result<(), Box<dyn std::error:
         .margin(15)
         .x_label_area_size(45)
         .y_label_area_size(70)
-        .build_cartesian_2d(x0..x1, (y0 - pad)..(y1 + 2.0 * pad))?;
+        // Headroom above the curves for the legend.
+        .build_cartesian_2d(x0..x1, (y0 - pad)..(y1 + 4.0 * pad))?;
     c.configure_mesh()
         .x_desc(chart.x_desc)
         .y_desc(chart.y_desc)
@@ -96,10 +88,7 @@ fn draw(path: &std::path::Path, chart: &Chart) -> Result<(), Box<dyn std::error:
         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
     }
     c.configure_series_labels()
-        .position(match chart.legend {
-            Legend::UpperRight => SeriesLabelPosition::UpperRight,
-            Legend::LowerRight => SeriesLabelPosition::LowerRight,
-        })
+        .position(SeriesLabelPosition::UpperRight)
         .background_style(WHITE.mix(0.9))
         .border_style(BLACK)
         .draw()?;

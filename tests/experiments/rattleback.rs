@@ -269,7 +269,6 @@ fn spin_reverses_one_way_only() {
                 },
             ],
             reference: vec![(0.0, "ω_z = 0".to_string())],
-            legend: figure::Legend::UpperRight,
         },
     );
 }

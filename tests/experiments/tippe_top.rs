@@ -134,7 +134,6 @@ fn tippe_top_turns_over_later_with_less_friction() {
                 1e3 * (RADIUS + 0.5 * scene.world.collision_epsilon),
                 "the ball's centre at rest".to_string(),
             )],
-            legend: figure::Legend::LowerRight,
         },
     );
 }
