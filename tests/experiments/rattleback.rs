@@ -111,7 +111,7 @@ fn scene_text() -> String {
 # matter.
 #
 # Spun clockwise seen from above (ω_z = −{SPIN} rad/s) with a slight roll, its spin decays as it
-# starts to pitch, and reverses within about 1.5 s; spun the other way (tests/experiments/
+# starts to pitch, and reverses within about 1.7 s; spun the other way (tests/experiments/
 # rattleback.rs) it spins on.
 #
 # collision_epsilon = 0.5 µm: the points within 2 ε_c of the floor make one friction patch, whose
