@@ -92,9 +92,16 @@ fn scene_text() -> String {
         let r = t.row(i);
         format!("[{}, {}, {}]", r.x, r.y, r.z)
     };
+    // Three vertices a line.
     let vertex_lines: Vec<String> = v
-        .iter()
-        .map(|p| format!("  [{}, {}, {}],", p.x, p.y, p.z))
+        .chunks(3)
+        .map(|line| {
+            let points: Vec<String> = line
+                .iter()
+                .map(|p| format!("[{}, {}, {}],", p.x, p.y, p.z))
+                .collect();
+            format!("  {}", points.join(" "))
+        })
         .collect();
     let [a, b, c] = SEMI_AXES;
     format!(
