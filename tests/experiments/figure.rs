@@ -17,15 +17,21 @@ pub struct Series {
 
 /// A chart: caption, axis descriptions, curves and horizontal reference lines `(y, label)`.
 pub struct Chart<'a> {
+    /// Title above the plot.
     pub caption: &'a str,
+    /// Description of the x axis.
     pub x_desc: &'a str,
+    /// Description of the y axis.
     pub y_desc: &'a str,
+    /// The curves.
     pub series: Vec<Series>,
+    /// Horizontal grey lines at `y`, named in the legend.
     pub reference: Vec<(f64, String)>,
 }
 
-/// Colours of the first and second curve (steel blue, brick red).
+/// Steel blue, for one of two curves.
 pub const BLUE: RGBColor = RGBColor(70, 130, 180);
+/// Brick red, for the other.
 pub const RED: RGBColor = RGBColor(200, 60, 40);
 
 /// Whether the figures are to be written (`TUMBLE_WRITE_FIGURES=1`).
