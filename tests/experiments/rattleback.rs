@@ -1,5 +1,6 @@
-//! The rattleback (celt): Mirtich & Canny's experiment (1994 §5; "rattleback tops" in Mirtich
-//! 1996 §2.3, Table 1). A half-ellipsoid whose principal axes of inertia are turned a few degrees
+//! The rattleback (celt), an experiment of Mirtich & Canny's simulator Impulse: "rattleback
+//! tops" in Mirtich 1996 §2.3, Table 1 (the results of Mirtich & Canny 1994, §5, do not include
+//! it). A half-ellipsoid whose principal axes of inertia are turned a few degrees
 //! against its long axis (the axes of its bottom's curvature) spins on when spun one way; spun
 //! the other way its spin decays, it rattles (pitches), and the spin reverses.
 //!
@@ -105,9 +106,9 @@ fn scene_text() -> String {
         .collect();
     let [a, b, c] = SEMI_AXES;
     format!(
-        r#"# The rattleback (celt): Mirtich & Canny's experiment (1994 §5; "rattleback tops" in Mirtich
-# 1996 §2.3, Table 1). Written by tests/experiments/rattleback.rs (TUMBLE_WRITE_SCENES=1 rewrites
-# it; a test checks that this file is what it writes).
+        r#"# The rattleback (celt), an experiment of Mirtich & Canny's simulator Impulse ("rattleback
+# tops" in Mirtich 1996 §2.3, Table 1). Written by tests/experiments/rattleback.rs
+# (TUMBLE_WRITE_SCENES=1 rewrites it; a test checks that this file is what it writes).
 #
 # A half-ellipsoid, flat side up, with semi-axes {a} × {b} m and {c} m deep, of PMMA ({DENSITY} kg/m³):
 # the convex hull of {n} points of its surface, those whose outward normals are (tan β, tan α, −1)
