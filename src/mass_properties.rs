@@ -9,11 +9,13 @@
 //!   theorem to face integrals, which reduce by projection onto a coordinate plane and Green's
 //!   theorem to line integrals along the face edges. Exact up to rounding for any closed polyhedron.
 //! - Compound: the parts summed, each rotated into the compound's frame and shifted to the common
-//!   centre of mass by the parallel-axis theorem. Parts are assumed not to overlap (a convex
-//!   decomposition); an overlap is counted twice.
+//!   centre of mass by the parallel-axis theorem. At one density the parts are assumed not to
+//!   overlap (a convex decomposition; an overlap is counted twice). With a mass or density per
+//!   part ([`compound_mass_properties`]) overlapping parts simply add: a dense ball inside a light
+//!   shell is the shell's mass plus the ball's.
 //! - [`principal_axes`]: cyclic Jacobi rotations on the symmetric 3×3 tensor.
 
-use crate::shape::{Shape, ShapeError};
+use crate::shape::{CompoundPart, Shape, ShapeError};
 use glam::{DMat3, DQuat, DVec3};
 use std::f64::consts::PI;
 
@@ -48,6 +50,57 @@ pub fn mass_properties(shape: &Shape, density: f64) -> Result<MassProperties, Sh
         center_of_mass: unit.center_of_mass,
         inertia: unit.inertia * density,
     })
+}
+
+/// How much one part of a compound weighs: its own total mass or its own uniform density.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PartMass {
+    /// The part's mass (kg).
+    Mass(f64),
+    /// The part's uniform density (kg/m³).
+    Density(f64),
+}
+
+/// Mass properties of a compound whose parts each carry their own [`PartMass`] (`masses[i]` for
+/// `parts[i]`), in the compound's frame: the sum of the parts' masses, their mass-weighted centre,
+/// and each part's tensor rotated into the compound's frame and shifted to that centre by the
+/// parallel-axis theorem. Overlapping parts add. Errors when the lengths differ, for a value that
+/// is not finite and positive, and for a part that cannot be built.
+pub fn compound_mass_properties(
+    parts: &[CompoundPart],
+    masses: &[PartMass],
+) -> Result<MassProperties, ShapeError> {
+    if parts.is_empty() || parts.len() != masses.len() {
+        return Err(ShapeError::NotAllowed(format!(
+            "a compound of {} parts needs one mass or density per part (got {})",
+            parts.len(),
+            masses.len()
+        )));
+    }
+    let placed: Vec<(MassProperties, DVec3, DQuat)> = parts
+        .iter()
+        .zip(masses)
+        .map(|(p, m)| {
+            let unit = unit_density(&p.shape)?;
+            let (mass, scale) = match *m {
+                PartMass::Mass(m) => (m, m / unit.mass),
+                PartMass::Density(rho) => (unit.mass * rho, rho),
+            };
+            if !(mass.is_finite() && mass > 0.0 && scale.is_finite() && scale > 0.0) {
+                return Err(ShapeError::BadDimension {
+                    what: "part mass",
+                    value: mass,
+                });
+            }
+            let mp = MassProperties {
+                mass,
+                center_of_mass: unit.center_of_mass,
+                inertia: unit.inertia * scale,
+            };
+            Ok((mp, p.position, p.orientation.normalize()))
+        })
+        .collect::<Result<_, ShapeError>>()?;
+    Ok(combine(&placed))
 }
 
 /// Mass properties at density 1, so that `mass` is the volume.

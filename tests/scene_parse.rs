@@ -5,7 +5,7 @@ use glam::{DQuat, DVec3};
 use std::path::Path;
 use tumble::body::Motion;
 use tumble::material::Material;
-use tumble::scene::{parse, BodySpec, MassSpec, Scene, UNUSED_DENSITY};
+use tumble::scene::{parse, BodySpec, InertiaSpec, MassSpec, Scene, UNUSED_DENSITY};
 use tumble::shape::Shape;
 
 fn parse_ok(text: &str) -> Scene {
@@ -224,7 +224,10 @@ position = [6, 0, 1]
         }
     );
     assert_eq!(pill.mass, MassSpec::Mass(2.0));
-    assert_eq!(pill.inertia, Some(DVec3::new(0.1, 0.1, 0.01)));
+    assert_eq!(
+        pill.inertia,
+        Some(InertiaSpec::Principal(DVec3::new(0.1, 0.1, 0.01)))
+    );
     assert_eq!(pill.material, "steel");
     let can = body(&s, "can");
     assert_eq!(can.motion, Motion::Kinematic);

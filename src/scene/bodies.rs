@@ -1,9 +1,10 @@
 //! `[[bodies]]` entries: one body each, and the keys a body shares with a `[[lattices]]` entry
 //! (motion, shape, mass or density, inertia, orientation, velocities, material, name).
 
+use super::inertia::parse_inertia;
 use super::shape::parse_shape;
-use super::table::{fmt_vec, Span, Tab};
-use super::{BodySpec, MassSpec, Motion, SceneError, UNUSED_DENSITY};
+use super::table::{Span, Tab};
+use super::{BodySpec, InertiaSpec, MassSpec, Motion, SceneError, UNUSED_DENSITY};
 use crate::material::Material;
 use crate::shape::Shape;
 use glam::{DQuat, DVec3};
@@ -22,7 +23,7 @@ pub(super) struct Common {
     pub(super) motion: Motion,
     pub(super) shape: Shape,
     pub(super) mass: MassSpec,
-    pub(super) inertia: Option<DVec3>,
+    pub(super) inertia: Option<InertiaSpec>,
     pub(super) orientation: DQuat,
     pub(super) velocity: DVec3,
     pub(super) angular_velocity: DVec3,
@@ -59,7 +60,7 @@ pub(super) fn parse_common(t: &Tab, ctx: &BodyCtx) -> Result<Common, SceneError>
     };
 
     let shape_value = t.get("shape").ok_or_else(|| t.missing("shape"))?;
-    let shape = parse_shape(t, shape_value, "shape")?;
+    let (shape, part_masses) = parse_shape(t, shape_value, "shape")?;
     if matches!(shape, Shape::Plane { .. }) && motion != Motion::Fixed {
         return Err(t.value_error(
             &shape_value.span(),
@@ -77,6 +78,27 @@ pub(super) fn parse_common(t: &Tab, ctx: &BodyCtx) -> Result<Common, SceneError>
         (Some(_), Some((_, span))) => {
             return Err(t.value_error(&span, "density", "give either mass or density, not both"))
         }
+        // The parts' masses make the body's: a body-level value would contradict or rescale them.
+        (Some((_, span)), None) | (None, Some((_, span))) if part_masses.is_some() => {
+            let key = if t.get("mass").is_some() {
+                "mass"
+            } else {
+                "density"
+            };
+            let (first, first_span) = part_masses.map(|p| p.first).unwrap_or_default();
+            return Err(t.value_error(
+                &span,
+                key,
+                &format!(
+                    "must be absent when the compound's parts carry their own density or mass \
+                     ({first} at {}): the body's mass is the sum of its parts'",
+                    t.src.loc(&first_span)
+                ),
+            ));
+        }
+        (None, None) if part_masses.is_some() => {
+            MassSpec::Parts(part_masses.map(|p| p.masses).unwrap_or_default())
+        }
         (Some((m, _)), None) => MassSpec::Mass(m),
         (None, Some((d, _))) => MassSpec::Density(d),
         (None, None) if motion == Motion::Dynamic => {
@@ -87,35 +109,7 @@ pub(super) fn parse_common(t: &Tab, ctx: &BodyCtx) -> Result<Common, SceneError>
         }
         (None, None) => MassSpec::Density(UNUSED_DENSITY),
     };
-    let inertia = match t.vec3("inertia")? {
-        None => None,
-        Some((i, span)) => {
-            if i.min_element() <= 0.0 {
-                return Err(t.value_error(
-                    &span,
-                    "inertia",
-                    &format!("principal moments must all be > 0 (got {})", fmt_vec(i)),
-                ));
-            }
-            // A rigid body's principal moments obey the triangle inequality (each is an integral
-            // of a sum of two squared coordinates); allow rounding for thin plates where it is
-            // an equality.
-            let tol = 1e-12 * (i.x + i.y + i.z);
-            let [a, b, c] = i.to_array();
-            if a + b < c - tol || b + c < a - tol || c + a < b - tol {
-                return Err(t.value_error(
-                    &span,
-                    "inertia",
-                    &format!(
-                        "principal moments must satisfy the triangle inequality Ia + Ib >= Ic for \
-                         every order (got {})",
-                        fmt_vec(i)
-                    ),
-                ));
-            }
-            Some(i)
-        }
-    };
+    let inertia = parse_inertia(t)?;
 
     let orientation = t.quat("orientation")?.unwrap_or(DQuat::IDENTITY);
     let mut velocities = [DVec3::ZERO; 2];

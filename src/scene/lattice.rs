@@ -123,7 +123,7 @@ pub(super) fn parse_lattice<'s, 't, 'i>(
                     name: format!("{prefix}_{i}"),
                     motion: c.motion,
                     shape: c.shape.clone(),
-                    mass: c.mass,
+                    mass: c.mass.clone(),
                     inertia: c.inertia,
                     position,
                     orientation: (turn * c.orientation).normalize(),

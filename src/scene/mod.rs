@@ -8,6 +8,7 @@
 //! - `parse`: the whole document and its `[world]`, `[materials]` and `[[material_pairs]]`
 //!   sections (and why it is a hand-written walker rather than `serde` derive);
 //! - `bodies`: `[[bodies]]` entries and the keys they share with lattices;
+//! - `inertia`: a body's `inertia`, principal moments or a full tensor;
 //! - `lattice`: the `[[lattices]]` generators;
 //! - `batch`: the `[batch]` table of `tumble batch`;
 //! - `shape`: `shape = { type = … }` tables;
@@ -15,18 +16,20 @@
 
 mod batch;
 mod bodies;
+mod inertia;
 mod lattice;
 mod parse;
 mod shape;
 mod table;
 
 pub use crate::body::Motion;
+pub use crate::mass_properties::PartMass;
 pub use batch::{BatchSpec, Distribution, StateVector, Vary, VaryKey};
 pub use lattice::{random_rotation, MAX_GENERATED_BODIES};
 
 use crate::material::{Material, MaterialError, MaterialPair, MaterialTable};
 use crate::shape::Shape;
-use glam::{DQuat, DVec3};
+use glam::{DMat3, DQuat, DVec3};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -93,12 +96,29 @@ impl Default for WorldSettings {
 }
 
 /// How the body's mass is given.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum MassSpec {
     /// Total mass (kg).
     Mass(f64),
     /// Uniform density (kg/m³).
     Density(f64),
+    /// A compound whose every part carries its own mass or density, one entry per part in the
+    /// order of the compound's `parts`: the body's mass, centre of mass and inertia are the sum
+    /// of the parts' (overlapping parts add, which is how a dense insert is modelled).
+    Parts(Vec<PartMass>),
+}
+
+/// A body's `inertia` key: principal moments along the computed principal axes, or a full tensor
+/// that gives both the moments and the axes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum InertiaSpec {
+    /// Principal moments (kg m²), ascending order matched to the computed principal axes sorted
+    /// by their computed moments; the axes stay those of the shape's own tensor.
+    Principal(DVec3),
+    /// The inertia tensor about the centre of mass in the shape's frame (kg m²), symmetric and
+    /// positive definite: the body's principal moments and axes are its eigen-decomposition, so
+    /// the axes may be turned against the shape (a rattleback).
+    Tensor(DMat3),
 }
 
 /// The [`MassSpec`] recorded for fixed and kinematic bodies that give neither `mass` nor
@@ -118,9 +138,9 @@ pub struct BodySpec {
     /// Mass or density (ignored for fixed and kinematic bodies; [`UNUSED_DENSITY`] when they give
     /// none).
     pub mass: MassSpec,
-    /// Optional principal moments of inertia overriding the computed ones (kg m²), about the
-    /// centre of mass, along the principal axes.
-    pub inertia: Option<DVec3>,
+    /// Optional inertia overriding the computed one (kg m², about the centre of mass): principal
+    /// moments along the computed principal axes, or a full tensor in the shape's frame.
+    pub inertia: Option<InertiaSpec>,
     /// Position of the shape frame's origin (m, world).
     pub position: DVec3,
     /// Orientation of the shape frame (unit quaternion).

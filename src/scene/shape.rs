@@ -1,8 +1,8 @@
 //! Shape tables (`shape = { type = "box", … }`, compound parts included) read into
 //! [`crate::shape::Shape`], each dimension checked where its own span can be blamed.
 
-use super::table::{fmt_vec, Tab};
-use super::SceneError;
+use super::table::{fmt_vec, Span, Tab};
+use super::{PartMass, SceneError};
 use crate::shape::{CompoundPart, Shape};
 use glam::{DQuat, DVec3};
 use toml::de::DeValue;
@@ -10,12 +10,24 @@ use toml::Spanned;
 
 const SHAPE_TYPES: &str = "sphere, box, capsule, cylinder, convex, compound, plane";
 
-/// Parses a shape table at `key` (a path like "shape" or "shape.parts[1].shape") of `t`.
+/// The masses of a compound whose every part gives its own `density` or `mass`.
+pub(super) struct PartMasses {
+    /// One per part, in the order of `parts`.
+    pub(super) masses: Vec<PartMass>,
+    /// The first part's key path ("shape.parts[0].density") and its value's span, to point at
+    /// when the body also gives a mass.
+    pub(super) first: (String, Span),
+}
+
+/// Parses a shape table at `key` (a path like "shape" or "shape.parts[1].shape") of `t`, and the
+/// per-part masses when it is a compound whose parts carry them (every part or none: a mix is an
+/// error naming the first part without one).
 pub(super) fn parse_shape(
     t: &Tab,
     value: &Spanned<DeValue>,
     key: &str,
-) -> Result<Shape, SceneError> {
+) -> Result<(Shape, Option<PartMasses>), SceneError> {
+    let mut part_masses = None;
     let DeValue::Table(table) = value.get_ref() else {
         return Err(t.value_error(
             &value.span(),
@@ -103,6 +115,8 @@ pub(super) fn parse_shape(
                 return Err(s.value_error(&list.span(), "parts", "must have at least one part"));
             }
             let mut parts = Vec::with_capacity(items.len());
+            // Each part's own mass, if it gives one, with its key path and span.
+            let mut masses: Vec<Option<(PartMass, String, Span)>> = Vec::new();
             for (k, item) in items.iter().enumerate() {
                 let DeValue::Table(pt) = item.get_ref() else {
                     return Err(s.value_error(
@@ -118,9 +132,9 @@ pub(super) fn parse_shape(
                     who: s.who.clone(),
                     path: format!("{}parts[{k}].", s.path),
                 };
-                p.check_keys(&["shape", "position", "orientation"])?;
+                p.check_keys(&["shape", "position", "orientation", "density", "mass"])?;
                 let sv = p.get("shape").ok_or_else(|| p.missing("shape"))?;
-                let shape = parse_shape(&p, sv, "shape")?;
+                let (shape, _) = parse_shape(&p, sv, "shape")?;
                 if matches!(shape, Shape::Plane { .. } | Shape::Compound { .. }) {
                     return Err(p.value_error(
                         &sv.span(),
@@ -136,7 +150,9 @@ pub(super) fn parse_shape(
                     position: p.vec3("position")?.map(|v| v.0).unwrap_or(DVec3::ZERO),
                     orientation: p.quat("orientation")?.unwrap_or(DQuat::IDENTITY),
                 });
+                masses.push(part_mass(&p)?);
             }
+            part_masses = check_part_masses(&s, items, masses)?;
             Shape::Compound { parts }
         }
         "plane" => {
@@ -163,5 +179,52 @@ pub(super) fn parse_shape(
     shape
         .validate()
         .map_err(|e| t.value_error(&value.span(), key, &format!("is invalid: {e}")))?;
-    Ok(shape)
+    Ok((shape, part_masses))
+}
+
+/// A compound part's own `density` or `mass` (finite and > 0, not both), with its key path and
+/// span; `None` when it gives neither.
+fn part_mass(p: &Tab) -> Result<Option<(PartMass, String, Span)>, SceneError> {
+    let density = p.positive("density")?;
+    let mass = p.positive("mass")?;
+    Ok(match (density, mass) {
+        (Some(_), Some((_, span))) => {
+            return Err(p.value_error(
+                &span,
+                "mass",
+                "is given together with density: give a part either density or mass, not both",
+            ))
+        }
+        (Some((d, span)), None) => Some((PartMass::Density(d), format!("{}density", p.path), span)),
+        (None, Some((m, span))) => Some((PartMass::Mass(m), format!("{}mass", p.path), span)),
+        (None, None) => None,
+    })
+}
+
+/// Every part of a compound gives its own mass or none does: the masses when all do, `None` when
+/// none does, an error naming the first part without one when only some do.
+fn check_part_masses(
+    s: &Tab,
+    items: &[Spanned<DeValue>],
+    masses: Vec<Option<(PartMass, String, Span)>>,
+) -> Result<Option<PartMasses>, SceneError> {
+    let Some(given) = masses.iter().flatten().next() else {
+        return Ok(None);
+    };
+    if let Some(k) = masses.iter().position(Option::is_none) {
+        return Err(s.error_at(
+            &items[k].span(),
+            &format!(
+                "{}parts[{k}] has neither density nor mass, but {} is given: give every part of \
+                 a compound its own density or mass, or none (then the body's mass or density \
+                 covers the whole compound)",
+                s.path, given.1
+            ),
+        ));
+    }
+    let first = (given.1.clone(), given.2.clone());
+    Ok(Some(PartMasses {
+        masses: masses.into_iter().flatten().map(|m| m.0).collect(),
+        first,
+    }))
 }

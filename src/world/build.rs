@@ -4,11 +4,13 @@
 use super::settings::Settings;
 use super::{Counts, World};
 use crate::body::{Body, Motion};
-use crate::mass_properties::{mass_properties, principal_axes};
+use crate::mass_properties::{
+    compound_mass_properties, mass_properties, principal_axes, MassProperties, PartMass,
+};
 use crate::narrow_phase::{box_corners, Collider, Pose};
-use crate::scene::{MassSpec, Scene, SceneError};
+use crate::scene::{InertiaSpec, MassSpec, Scene, SceneError};
 use crate::shape::Shape;
-use glam::{DQuat, DVec3};
+use glam::{DMat3, DQuat, DVec3};
 
 /// Body-frame vertices of a polytope shape for the per-vertex TOI bound (see
 /// [`crate::toi_bound::EnvelopeBound`]); empty for curved shapes and large hulls.
@@ -26,6 +28,37 @@ pub(super) fn bound_vertices(shape: &Shape, shape_to_body: &Pose) -> Vec<DVec3> 
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// A dynamic body's mass, centre of mass and inertia tensor about it, in the shape's frame: the
+/// shape's unit-density properties scaled to the body's mass or density, or the sum of a
+/// compound's parts each at its own mass or density.
+fn body_mass_properties(
+    spec: &crate::scene::BodySpec,
+) -> Result<(f64, DVec3, DMat3), crate::shape::ShapeError> {
+    let parts = |masses: &[PartMass]| match &spec.shape {
+        Shape::Compound { parts } => compound_mass_properties(parts, masses),
+        other => Err(crate::shape::ShapeError::NotAllowed(format!(
+            "per-part masses are for compounds only (got a {})",
+            other.type_name()
+        ))),
+    };
+    let scaled = |unit: MassProperties, mass: f64| {
+        let scale = mass / unit.mass;
+        (mass, unit.center_of_mass, unit.inertia * scale)
+    };
+    Ok(match &spec.mass {
+        MassSpec::Mass(m) => scaled(mass_properties(&spec.shape, 1.0)?, *m),
+        MassSpec::Density(rho) => {
+            let unit = mass_properties(&spec.shape, 1.0)?;
+            let mass = rho * unit.mass;
+            scaled(unit, mass)
+        }
+        MassSpec::Parts(masses) => {
+            let mp = parts(masses)?;
+            (mp.mass, mp.center_of_mass, mp.inertia)
+        }
+    })
 }
 
 pub(super) fn scene_error(
@@ -60,15 +93,16 @@ impl World {
             // Body frame: centre of mass and principal axes for dynamic bodies; the shape frame
             // itself for fixed and kinematic ones (a kinematic body spins about its own origin).
             let (com, axes, inv_mass, inertia) = if spec.motion == Motion::Dynamic {
-                let unit =
-                    mass_properties(&spec.shape, 1.0).map_err(|e| scene_error(scene, spec, e))?;
-                let mass = match spec.mass {
-                    MassSpec::Mass(m) => m,
-                    MassSpec::Density(rho) => rho * unit.mass,
+                let (mass, com, tensor) =
+                    body_mass_properties(spec).map_err(|e| scene_error(scene, spec, e))?;
+                let (moments, axes) = match spec.inertia {
+                    // Moments along the axes of the shape's own tensor.
+                    Some(InertiaSpec::Principal(given)) => (given, principal_axes(tensor).1),
+                    // Moments and axes both from the given tensor (a rattleback's axes turned
+                    // against its shape).
+                    Some(InertiaSpec::Tensor(given)) => principal_axes(given),
+                    None => principal_axes(tensor),
                 };
-                let scale = mass / unit.mass;
-                let (moments, axes) = principal_axes(unit.inertia * scale);
-                let moments = spec.inertia.unwrap_or(moments);
                 let valid = mass > 0.0
                     && mass.is_finite()
                     && moments.min_element() > 0.0
@@ -80,7 +114,7 @@ impl World {
                         format!("mass {mass} and inertia {moments} must be finite and > 0"),
                     ));
                 }
-                (unit.center_of_mass, axes, 1.0 / mass, moments)
+                (com, axes, 1.0 / mass, moments)
             } else {
                 (DVec3::ZERO, DQuat::IDENTITY, 0.0, DVec3::INFINITY)
             };

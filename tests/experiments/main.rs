@@ -1,7 +1,12 @@
 //! The papers' experiments (scenes/experiments/), one module per experiment, each asserting
-//! numbers against the paper or a closed form and printing its errors.
+//! numbers against the paper or a closed form and printing its errors. With
+//! `TUMBLE_WRITE_FIGURES=1` each also writes its trajectory plot to `docs/images/experiments/`.
+#[path = "../common/mod.rs"]
+mod common;
+
 mod figure;
 mod figure_st;
+mod figure_top;
 mod gallery;
 
 mod block_on_block;
@@ -15,5 +20,7 @@ mod marbles;
 mod newtons_cradle;
 mod platter;
 mod pool_break;
+mod rattleback;
 mod st_falling_rod;
 mod st_four_balls;
+mod tippe_top;
