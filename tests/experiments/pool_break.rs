@@ -38,9 +38,39 @@ fn mismatch(world: &World, a: usize, b: usize, radius: f64) -> (f64, f64, f64) {
     (dv, dw, dp)
 }
 
+/// End of the break (s): its impacts are over by 0.032 s (the last impact set, rows 3 and 4);
+/// after it the balls roll and slide on the cloth.
+const BREAK_END: f64 = 0.035;
+
+/// The break's impacts, resolved as simultaneous sets (`world/impacts.rs`), keep the rack's
+/// mirror symmetry to rounding.
 #[test]
-#[ignore = "needs order-free simultaneous impacts"]
-fn pool_break_stays_mirror_symmetric() {
+fn pool_break_stays_mirror_symmetric_through_the_break() {
+    let (worst_break, _) = pool_break();
+    assert!(
+        worst_break <= TOL,
+        "mirror symmetry broken in the break: {worst_break:.3e}"
+    );
+}
+
+/// After the break the balls roll on the cloth as resting contacts, solved by Gauss–Seidel in
+/// pair order (constraint mode), which is not symmetric to rounding.
+#[test]
+#[ignore = "defect: the resting-contact solver's Gauss-Seidel order breaks mirror symmetry while the balls roll (2.3e-3 m/s)"]
+fn pool_break_stays_mirror_symmetric_while_rolling() {
+    let (_, worst) = pool_break();
+    assert!(
+        worst.0 <= TOL,
+        "mirror symmetry broken: {:.3e} for {} at t = {} s",
+        worst.0,
+        worst.2,
+        worst.1
+    );
+}
+
+/// Runs the break; returns the worst relative mirror mismatch up to [`BREAK_END`], and the
+/// worst over the whole run with its time and pair.
+fn pool_break() -> (f64, (f64, f64, String)) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/experiments/pool-break.toml");
     let scene = tumble::scene::load(&path).unwrap();
     let radius = 0.028575;
@@ -70,6 +100,7 @@ fn pool_break_stays_mirror_symmetric() {
         })
         .collect();
     let mut worst = (0.0f64, 0.0, String::new());
+    let mut worst_break = 0.0f64;
     let mut worst_series = vec![(0.0, -17.0)];
     let mut table = Vec::new();
     let t_end = scene.world.duration;
@@ -81,10 +112,14 @@ fn pool_break_stays_mirror_symmetric() {
             paths[k].push((p.x, p.y));
         }
         let mut frame_worst: f64 = 0.0;
+        let in_break = t <= BREAK_END + 1e-12;
         for &(a, b) in &pairs {
             let (dv, dw, _) = mismatch(&world, a, b, radius);
             let m = dv.max(dw);
             frame_worst = frame_worst.max(m);
+            if in_break {
+                worst_break = worst_break.max(m);
+            }
             if m > worst.0 {
                 worst = (
                     m,
@@ -120,7 +155,7 @@ fn pool_break_stays_mirror_symmetric() {
         );
     }
     eprintln!(
-        "  worst at t = {AFTER_BREAK} s: {worst_after:.2e}; worst over the run: {:.2e} ({} at t = {:.3} s); tolerance {TOL:.0e}; {} collisions, max penetration {:.1e} m",
+        "  worst through the break (t <= {BREAK_END} s): {worst_break:.2e}; worst at t = {AFTER_BREAK} s: {worst_after:.2e}; worst over the run: {:.2e} ({} at t = {:.3} s); tolerance {TOL:.0e}; {} collisions, max penetration {:.1e} m",
         worst.0,
         worst.2,
         worst.1,
@@ -141,11 +176,5 @@ fn pool_break_stays_mirror_symmetric() {
         "Pool break: paths from above (must mirror about y = 0), and the worst mirror mismatch",
         &[plan, errors],
     );
-    assert!(
-        worst.0 <= TOL,
-        "mirror symmetry broken: {:.3e} for {} at t = {} s",
-        worst.0,
-        worst.2,
-        worst.1
-    );
+    (worst_break, worst)
 }
