@@ -102,7 +102,7 @@ impl World {
             .materials
             .pair(self.bodies[a].material, self.bodies[b].material);
         let resting_speed = self.resting_speed(material.restitution, h);
-        if self.fast_point(a, b, band, resting_speed) {
+        if self.is_impact(a, b, band) {
             // An impact, with every other at this instant that shares its bodies.
             let mut moved = std::mem::take(&mut self.impact_moved);
             moved.clear();
@@ -111,6 +111,14 @@ impl World {
                 self.rebound_after_collision(a, b, t, &moved);
             }
             self.impact_moved = moved;
+            return any;
+        }
+        if self.fast_point(a, b, band, resting_speed) {
+            // A collision too slow for an impact set: resolved on its own.
+            let any = self.resolve_contacts(a, b, band);
+            if any {
+                self.rebound_after_collision(a, b, t, &[]);
+            }
             return any;
         }
         // A contact that came to rest during the step is held from now on, as if the step had

@@ -25,6 +25,8 @@
 //! A joint round never adds energy: if Newton's law over the coupled points would (it can, for
 //! points that share a body), the round is solved again with e = 0, a projection, which cannot.
 //!
+//! Impacts slower than `MIN_SET_SPEED` (1 mm/s) are resolved one pair at a time.
+//!
 //! Time tolerance: impacts are simultaneous when their gaps at the first one's instant are within
 //! the contact band, i.e. impacts less than band / (approach speed) apart in time (ε_c = 1 mm at
 //! 8 m/s: 0.125 ms). That is the event loop's own tolerance: a pair is resolved at any distance
@@ -37,9 +39,15 @@ use glam::DVec3;
 use rustc_hash::FxHashSet;
 
 /// Most rounds of one impact set; a longer cascade goes on through the event loop.
-const MAX_ROUNDS: usize = 256;
+const MAX_ROUNDS: usize = 64;
+/// Slowest approach (m/s) that starts or joins an impact set. Slower impacts are resolved one
+/// pair at a time (their order changes velocities by less than 1 mm/s), which keeps a dense
+/// pile in zero gravity, where every approach would count as an impact, from gathering the
+/// whole pile at every event. Under gravity the resting speed, sqrt(2 g ε_c) and more, is the
+/// larger floor.
+const MIN_SET_SPEED: f64 = 0.001;
 /// Most sweeps of a joint round's normal (and again of its friction) iteration.
-const MAX_SWEEPS: usize = 10_000;
+const MAX_SWEEPS: usize = 2_000;
 /// A joint round's iteration stops once no sweep changes a point's relative velocity by more
 /// than this fraction of the round's largest approach speed.
 const TOLERANCE: f64 = 1e-13;
@@ -71,6 +79,8 @@ pub(super) struct ImpactScratch {
     gathered: FxHashSet<usize>,
     frontier: Vec<usize>,
     rows: Vec<Row>,
+    /// The inelastic pass's impulses per row.
+    extra: Vec<f64>,
     /// Velocities before a round: to tell which bodies it moved and to undo it.
     saved: Vec<(usize, DVec3, DVec3)>,
     candidates: Vec<u32>,
@@ -80,7 +90,7 @@ impl World {
     /// The approach speed at which a point of pair (x, y) is an impact rather than a resting
     /// contact or a microcollision.
     fn impact_speed(&self, x: usize, y: usize) -> f64 {
-        match self.settings.resting_mode {
+        let speed = match self.settings.resting_mode {
             RestingContactMode::Constraints => {
                 let (bx, by) = (&self.bodies[x], &self.bodies[y]);
                 let e = self
@@ -91,7 +101,8 @@ impl World {
                 self.resting_speed(e, self.contact_step)
             }
             RestingContactMode::Microcollisions => self.settings.micro_speed,
-        }
+        };
+        speed.max(MIN_SET_SPEED)
     }
 
     /// Whether pair (a, b), just measured into `self.points` within `band`, has a point that
@@ -277,6 +288,42 @@ impl World {
         self.bodies[r.b].apply_impulse(-impulse, r.point.position);
     }
 
+    /// Normal impulses over the round's rows until no sweep changes a point's normal velocity
+    /// by more than the tolerance: toward each row's target, or, with `inelastic`, only as far
+    /// as stopping its approach, on top of the impulses already applied.
+    fn normal_sweeps(&mut self, s: &mut ImpactScratch, scale: f64, inelastic: bool) {
+        let mut extra = std::mem::take(&mut s.extra);
+        extra.clear();
+        extra.resize(s.rows.len(), 0.0);
+        for _ in 0..MAX_SWEEPS {
+            let mut change: f64 = 0.0;
+            for (row, done) in s.rows.iter_mut().zip(extra.iter_mut()) {
+                let r = *row;
+                let un = self.row_velocity(&r).dot(r.point.normal);
+                let (target, acc) = if inelastic {
+                    (0.0, *done)
+                } else {
+                    (r.target, r.normal)
+                };
+                let next = (acc + r.mass * (target - un)).max(0.0);
+                let delta = next - acc;
+                if delta != 0.0 {
+                    self.apply_row(&r, delta * r.point.normal);
+                    if inelastic {
+                        *done = next;
+                    } else {
+                        row.normal = next;
+                    }
+                    change = change.max((delta / r.mass).abs());
+                }
+            }
+            if change <= TOLERANCE * scale {
+                break;
+            }
+        }
+        s.extra = extra;
+    }
+
     /// Solves the round's rows together (see the module doc) with restitution scaled by
     /// `restitution` (1: the materials'; 0: perfectly inelastic).
     fn joint_round(&mut self, s: &mut ImpactScratch, restitution: f64) {
@@ -299,23 +346,7 @@ impl World {
             r.tangent = DVec3::ZERO;
         }
         // Bender & Schmitt §3.1: impulses toward each point's target, their sum kept >= 0.
-        for _ in 0..MAX_SWEEPS {
-            let mut change: f64 = 0.0;
-            for k in 0..s.rows.len() {
-                let r = s.rows[k];
-                let un = self.row_velocity(&r).dot(r.point.normal);
-                let next = (r.normal + r.mass * (r.target - un)).max(0.0);
-                let delta = next - r.normal;
-                if delta != 0.0 {
-                    self.apply_row(&r, delta * r.point.normal);
-                    s.rows[k].normal = next;
-                    change = change.max((delta / r.mass).abs());
-                }
-            }
-            if change <= TOLERANCE * scale {
-                break;
-            }
-        }
+        self.normal_sweeps(s, scale, false);
         // Coulomb friction: each point's tangential impulse toward sticking, within μ times its
         // normal impulse (the maximal dissipation of a fixed normal load, a convex problem).
         for _ in 0..MAX_SWEEPS {
@@ -358,6 +389,10 @@ impl World {
                 break;
             }
         }
+        // Friction turns the bodies, which may leave a point approaching again: a last
+        // inelastic pass (targets 0, impulses only pushing) ends the round with none
+        // approaching, so rounds end; a projection, it adds no energy.
+        self.normal_sweeps(s, scale, true);
         let after = energy(self, &s.saved);
         // A NaN energy also counts as a gain.
         let gained = after.is_nan() || after > before * (1.0 + 1e-12) + 1e-15;
