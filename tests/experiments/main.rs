@@ -6,7 +6,6 @@ mod common;
 
 mod figure;
 mod figure_st;
-mod figure_top;
 mod gallery;
 
 mod block_on_block;

@@ -10,7 +10,7 @@
 //! computed by `tumble::mass_properties`, turned about the vertical.
 
 use crate::common::run;
-use crate::figure_top::{self as figure, Chart, Series, BLUE, RED};
+use crate::figure::{self, Chart, Legend, Series};
 use glam::{DMat3, DVec3};
 use std::f64::consts::{FRAC_PI_2, TAU};
 use std::path::PathBuf;
@@ -258,25 +258,21 @@ fn spin_reverses_one_way_only() {
         "the anticlockwise spin fell to {low} rad/s"
     );
 
-    figure::write(
-        "rattleback",
-        &Chart {
-            caption: "Rattleback: spin about the vertical",
-            x_desc: "time (s)",
-            y_desc: "spin about the vertical ω_z (rad/s)",
-            series: vec![
-                Series {
-                    label: format!("spun at −{SPIN} rad/s: reverses"),
-                    color: RED,
-                    points: reversing,
-                },
-                Series {
-                    label: format!("spun at +{SPIN} rad/s: spins on"),
-                    color: BLUE,
-                    points: onward,
-                },
-            ],
-            reference: vec![(0.0, "ω_z = 0".to_string())],
-        },
-    );
+    let t_end = reversing
+        .last()
+        .map_or(0.0, |p| p.0)
+        .max(onward.last().map_or(0.0, |p| p.0));
+    figure::write(&Chart {
+        name: "rattleback",
+        title: "Rattleback: spin about the vertical",
+        x_label: "time (s)",
+        y_label: "spin about the vertical ω_z (rad/s)",
+        series: vec![
+            Series::line(format!("spun at −{SPIN} rad/s: reverses"), reversing).color(3),
+            Series::line(format!("spun at +{SPIN} rad/s: spins on"), onward).color(0),
+            Series::dashed("ω_z = 0", vec![(0.0, 0.0), (t_end, 0.0)]).color(7),
+        ],
+        equal_aspect: false,
+        legend: Legend::UpperRight,
+    });
 }

@@ -4,7 +4,7 @@
 //! scene is `scenes/experiments/tippe-top.toml` (friction 0.3); the test runs it again at 0.1.
 
 use crate::common::run;
-use crate::figure_top::{self as figure, Chart, Series, BLUE, RED};
+use crate::figure::{self, Chart, Legend, Series};
 use glam::DVec3;
 use std::path::PathBuf;
 use tumble::scene::{load, Scene};
@@ -112,30 +112,33 @@ fn tippe_top_turns_over_later_with_less_friction() {
     );
     assert!(low.touch.unwrap() > high.touch.unwrap());
 
-    figure::write(
-        "tippe-top",
-        &Chart {
-            caption: "Tippe top: height of the centre of mass",
-            x_desc: "time (s)",
-            y_desc: "centre of mass above the table (mm)",
-            series: vec![
-                Series {
-                    label: format!("friction {high_friction}"),
-                    color: BLUE,
-                    points: millimetres(&high.height),
-                },
-                Series {
-                    label: format!("friction {LOW_FRICTION}"),
-                    color: RED,
-                    points: millimetres(&low.height),
-                },
-            ],
-            reference: vec![(
-                1e3 * (RADIUS + 0.5 * scene.world.collision_epsilon),
-                "the ball's centre at rest".to_string(),
-            )],
-        },
-    );
+    let rest = 1e3 * (RADIUS + 0.5 * scene.world.collision_epsilon);
+    let t_end = high
+        .height
+        .last()
+        .map_or(0.0, |p| p.0)
+        .max(low.height.last().map_or(0.0, |p| p.0));
+    figure::write(&Chart {
+        name: "tippe-top",
+        title: "Tippe top: height of the centre of mass",
+        x_label: "time (s)",
+        y_label: "centre of mass above the table (mm)",
+        series: vec![
+            Series::line(
+                format!("friction {high_friction}"),
+                millimetres(&high.height),
+            )
+            .color(0),
+            Series::line(format!("friction {LOW_FRICTION}"), millimetres(&low.height)).color(3),
+            Series::dashed(
+                "the ball's centre at rest",
+                vec![(0.0, rest), (t_end, rest)],
+            )
+            .color(7),
+        ],
+        equal_aspect: false,
+        legend: Legend::LowerRight,
+    });
 }
 
 /// Heights in millimetres, for the plot.
