@@ -35,7 +35,7 @@
 use super::World;
 use crate::narrow_phase::ContactPoint;
 use crate::scene::RestingContactMode;
-use glam::DVec3;
+use glam::{DMat3, DVec3};
 use rustc_hash::FxHashSet;
 
 /// Most rounds of one impact set; a longer cascade goes on through the event loop.
@@ -60,7 +60,9 @@ struct Row {
     point: ContactPoint,
     /// Newton's target: the normal relative velocity after the round is at least this.
     target: f64,
-    /// 1 / (n·K·n), K the pair's collision matrix at the point (Bender & Schmitt eq. 1).
+    /// The pair's collision matrix at the point (Bender & Schmitt's K; constant within the
+    /// instant), and 1 / (n·K·n) (their eq. 1).
+    k: DMat3,
     mass: f64,
     friction: f64,
     /// Accumulated normal and tangential impulses.
@@ -270,6 +272,7 @@ impl World {
             b: y,
             point: *p,
             target: -material.restitution * un,
+            k,
             mass: 1.0 / p.normal.dot(k * p.normal),
             friction: material.friction,
             normal: 0.0,
@@ -359,22 +362,13 @@ impl World {
                 let n = r.point.normal;
                 let u = self.row_velocity(&r);
                 let ut = u - u.dot(n) * n;
-                // The tangential effective mass along the slip, from the collision matrix.
-                let (ba, bb) = (&self.bodies[r.a], &self.bodies[r.b]);
-                let kt = crate::collision_impulse::collision_matrix(
-                    ba.effective_inv_mass(),
-                    &ba.inv_inertia_world(),
-                    r.point.position - ba.position,
-                    bb.effective_inv_mass(),
-                    &bb.inv_inertia_world(),
-                    r.point.position - bb.position,
-                );
                 let speed = ut.length();
                 if speed <= TOLERANCE * scale {
                     continue;
                 }
                 let dir = ut / speed;
-                let mass_t = 1.0 / dir.dot(kt * dir);
+                // The tangential effective mass along the slip.
+                let mass_t = 1.0 / dir.dot(r.k * dir);
                 let mut next = r.tangent - mass_t * ut;
                 let limit = r.friction * r.normal;
                 if next.length() > limit {
