@@ -536,14 +536,11 @@ fn batch(args: &BatchArgs) -> Result<(), Failure> {
     };
     let run = tumble::batch::run(&scene, &options)?;
     bar.finish_and_clear();
-    let mut out = args.out.clone().unwrap_or_else(|| default_out_dir(path));
-    if args.out.is_none() {
-        out.set_file_name(format!(
-            "{}-batch",
-            out.file_name()
-                .map_or("scene".into(), |n| n.to_string_lossy())
-        ));
-    }
+    let out = args.out.clone().unwrap_or_else(|| {
+        let mut dir = default_out_dir(path);
+        dir.as_mut_os_string().push("-batch");
+        dir
+    });
     tumble::batch::write(&out, &scene, &run, rayon::current_num_threads())?;
     let failed: Vec<_> = run.results.iter().filter(|r| r.outcome.is_err()).collect();
     for r in failed.iter().take(5) {

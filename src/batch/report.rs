@@ -250,7 +250,6 @@ pub fn write_all(
         }
         write_poses(dir, &infos, &counts)?;
     }
-    let ok = |r: &&TrialResult| r.outcome.is_ok();
     let summary = BatchSummary {
         scene: scene.source.display().to_string(),
         trials: run.results.len() as u64,
@@ -261,7 +260,6 @@ pub fn write_all(
         at_rest: run
             .results
             .iter()
-            .filter(ok)
             .filter(|r| r.outcome.as_ref().is_ok_and(|o| o.rest_time.is_some()))
             .count() as u64,
         classified: run

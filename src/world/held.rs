@@ -115,11 +115,7 @@ impl World {
         }
         if self.fast_point(a, b, band, resting_speed) {
             // A collision too slow for an impact set: resolved on its own.
-            let any = self.resolve_contacts(a, b, band);
-            if any {
-                self.rebound_after_collision(a, b, t, &[]);
-            }
-            return any;
+            return self.collide_alone(a, b, band, t);
         }
         // A contact that came to rest during the step is held from now on, as if the step had
         // started with it.
@@ -141,11 +137,7 @@ impl World {
             *tries
         };
         if tries > MAX_RESOLVES {
-            let any = self.resolve_contacts(a, b, band);
-            if any {
-                self.rebound_after_collision(a, b, t, &[]);
-            }
-            return any;
+            return self.collide_alone(a, b, band, t);
         }
         // A cascade at one instant is resolved here, as one cluster (`resolve_cluster`), and
         // its bodies re-bounded once at its end.
@@ -449,6 +441,16 @@ impl World {
             }
         }
         self.cluster.candidates = candidates;
+    }
+
+    /// Held pair (a, b) at `t` by the event machinery's own collision rule alone
+    /// ([`Self::resolve_contacts`] within `band`), then re-bounded; true if any impulse.
+    fn collide_alone(&mut self, a: usize, b: usize, band: f64, t: f64) -> bool {
+        let any = self.resolve_contacts(a, b, band);
+        if any {
+            self.rebound_after_collision(a, b, t, &[]);
+        }
+        any
     }
 
     /// After a collision of a and b at `t`, with the bodies `also` (ascending) that the impacts
