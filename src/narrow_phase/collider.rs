@@ -63,6 +63,7 @@ pub struct Collider {
     pub(super) plane: Option<(DVec3, f64)>,
     bounding_radius: f64,
     rotation_radius: f64,
+    rolling_radius: f64,
 }
 
 impl std::fmt::Debug for Collider {
@@ -112,11 +113,13 @@ impl Collider {
                 (b.max(p.bounding_radius()), r.max(p.rotation_radius()))
             })
         };
+        let rolling_radius = parts.iter().map(Part::rolling_radius).fold(0.0, f64::max);
         Ok(Collider {
             parts,
             plane,
             bounding_radius,
             rotation_radius,
+            rolling_radius,
         })
     }
 
@@ -135,6 +138,12 @@ impl Collider {
     /// the largest of the parts' and so changes no faster than the fastest part. ∞ for a plane.
     pub fn rotation_radius(&self) -> f64 {
         self.rotation_radius
+    }
+
+    /// Largest radius of curvature of the body's surface (m; 0 for polytopes and planes): how
+    /// far a contact moves over the surface per radian the body rolls on another.
+    pub fn rolling_radius(&self) -> f64 {
+        self.rolling_radius
     }
 
     /// World axis-aligned bounding box `(min, max)` at `pose` (infinite components for a plane).

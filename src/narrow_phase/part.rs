@@ -214,6 +214,18 @@ impl Part {
         }
     }
 
+    /// Largest radius of curvature of the part's surface (m): the radius for a ball, a
+    /// capsule and a cylinder's side, 0 for a polytope, whose contacts are vertices and edges
+    /// carried on the body.
+    pub(super) fn rolling_radius(&self) -> f64 {
+        match &self.geom {
+            Geom::Ball { radius, .. }
+            | Geom::Capsule { radius, .. }
+            | Geom::Cylinder { radius, .. } => *radius,
+            Geom::Box { .. } | Geom::Convex { .. } => 0.0,
+        }
+    }
+
     /// Support function of the part in the body frame, `max_{x ∈ part} u · x`.
     pub(super) fn support(&self, u: DVec3) -> f64 {
         match &self.geom {
