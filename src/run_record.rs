@@ -1,0 +1,242 @@
+//! A finished run read back from its directory (`summary.json`, `frames.csv`, and the scene
+//! the summary names): what `tumble render`, `export` and `view` draw.
+
+use crate::body::Motion;
+use crate::scene::{self, Scene};
+use crate::shape::Shape;
+use glam::{DQuat, DVec3};
+use std::path::{Path, PathBuf};
+
+/// Why a run directory cannot be read. Every message names the file (and line) at fault.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct RunRecordError(pub String);
+
+/// One body of the run, in scene order.
+#[derive(Clone, Debug)]
+pub struct RecordedBody {
+    /// Its scene name.
+    pub name: String,
+    /// Dynamic, fixed or kinematic.
+    pub motion: Motion,
+    /// Its shape, in its own (user) frame.
+    pub shape: Shape,
+    /// Its material's name.
+    pub material: String,
+}
+
+/// One frame: the time and every body's pose (shape frame, world), scene order.
+#[derive(Clone, Debug)]
+pub struct RecordedFrame {
+    /// Simulated time (s).
+    pub t: f64,
+    /// `(position, orientation)` of each body's shape frame.
+    pub poses: Vec<(DVec3, DQuat)>,
+}
+
+/// A run read back from its directory.
+#[derive(Clone, Debug)]
+pub struct RunRecord {
+    /// The run directory.
+    pub dir: PathBuf,
+    /// The scene the run simulated.
+    pub scene: Scene,
+    /// Its bodies, scene order.
+    pub bodies: Vec<RecordedBody>,
+    /// The frames, in time order. Bodies `frames.csv` does not list (fixed ones) keep their
+    /// scene pose.
+    pub frames: Vec<RecordedFrame>,
+}
+
+impl RunRecord {
+    /// Reads `dir/summary.json`, the scene it names and `dir/frames.csv`.
+    ///
+    /// The summary's scene path is taken as written, else relative to the run directory's
+    /// parent (a run directory moved together with its scene).
+    pub fn load(dir: &Path) -> Result<RunRecord, RunRecordError> {
+        let err = |m: String| RunRecordError(m);
+        let summary_path = dir.join("summary.json");
+        let text = std::fs::read_to_string(&summary_path)
+            .map_err(|e| err(format!("{}: {e}", summary_path.display())))?;
+        let summary: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| err(format!("{}: {e}", summary_path.display())))?;
+        let named = summary
+            .get("scene")
+            .and_then(|s| s.as_str())
+            .ok_or_else(|| {
+                err(format!(
+                    "{}: no \"scene\" string naming the scene file",
+                    summary_path.display()
+                ))
+            })?;
+        let scene_path = [
+            PathBuf::from(named),
+            dir.parent().unwrap_or(Path::new(".")).join(named),
+        ]
+        .into_iter()
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            err(format!(
+                "{}: the scene \"{named}\" it names is not found",
+                summary_path.display()
+            ))
+        })?;
+        let scene = scene::load(&scene_path).map_err(|e| err(e.message))?;
+        let bodies: Vec<RecordedBody> = scene
+            .bodies
+            .iter()
+            .map(|b| RecordedBody {
+                name: b.name.clone(),
+                motion: b.motion,
+                shape: b.shape.clone(),
+                material: b.material.clone(),
+            })
+            .collect();
+        let frames = read_frames(&dir.join("frames.csv"), &scene)?;
+        Ok(RunRecord {
+            dir: dir.to_path_buf(),
+            scene,
+            bodies,
+            frames,
+        })
+    }
+
+    /// Index of the body named `name`.
+    pub fn index(&self, name: &str) -> Option<usize> {
+        self.bodies.iter().position(|b| b.name == name)
+    }
+}
+
+/// Reads `frames.csv` (`t,body,x,y,z,qw,qx,qy,qz,…`, one row per listed body per frame, a
+/// frame's rows together) into frames with every scene body's pose.
+fn read_frames(path: &Path, scene: &Scene) -> Result<Vec<RecordedFrame>, RunRecordError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| RunRecordError(format!("{}: {e}", path.display())))?;
+    let index: std::collections::HashMap<&str, usize> = scene
+        .bodies
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.name.as_str(), i))
+        .collect();
+    let start: Vec<(DVec3, DQuat)> = scene
+        .bodies
+        .iter()
+        .map(|b| (b.position, b.orientation))
+        .collect();
+    let mut lines = text.lines().enumerate();
+    let header = lines.next().map(|(_, h)| h).unwrap_or("");
+    let columns: Vec<&str> = header.split(',').collect();
+    let want = ["t", "body", "x", "y", "z", "qw", "qx", "qy", "qz"];
+    if columns.len() < want.len() || columns[..want.len()] != want {
+        return Err(RunRecordError(format!(
+            "{}:1: the header does not start with {}",
+            path.display(),
+            want.join(",")
+        )));
+    }
+    let mut frames: Vec<RecordedFrame> = Vec::new();
+    for (n, line) in lines {
+        if line.is_empty() {
+            continue;
+        }
+        let at = |m: String| RunRecordError(format!("{}:{}: {m}", path.display(), n + 1));
+        let cells: Vec<&str> = line.split(',').collect();
+        if cells.len() < want.len() {
+            return Err(at(format!(
+                "{} columns, at least {} expected",
+                cells.len(),
+                want.len()
+            )));
+        }
+        let mut num = [0.0; 9];
+        for (k, cell) in cells.iter().enumerate().take(9) {
+            if k == 1 {
+                continue;
+            }
+            num[k] = cell
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| at(format!("{}: \"{cell}\" is not a finite number", want[k])))?;
+        }
+        let &body = index
+            .get(cells[1])
+            .ok_or_else(|| at(format!("body \"{}\" is not in the scene", cells[1])))?;
+        let t = num[0];
+        if frames.last().is_none_or(|f| f.t != t) {
+            if frames.last().is_some_and(|f| f.t > t) {
+                return Err(at(format!("time {t} runs backwards")));
+            }
+            // A frame starts from the previous one: bodies it does not list keep their pose.
+            let poses = frames
+                .last()
+                .map_or_else(|| start.clone(), |f| f.poses.clone());
+            frames.push(RecordedFrame { t, poses });
+        }
+        let q = DQuat::from_xyzw(num[6], num[7], num[8], num[5]);
+        frames.last_mut().unwrap().poses[body] =
+            (DVec3::new(num[2], num[3], num[4]), q.normalize());
+    }
+    if frames.is_empty() {
+        return Err(RunRecordError(format!("{}: no frames", path.display())));
+    }
+    Ok(frames)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write_run(dir: &Path, frames: &str) {
+        std::fs::create_dir_all(dir).unwrap();
+        let scene = dir.join("scene.toml");
+        std::fs::write(
+            &scene,
+            "[world]\nduration = 0.02\n\n[[bodies]]\nname = \"floor\"\nmotion = \"fixed\"\n\
+             shape = { type = \"box\", half_extents = [1.0, 1.0, 0.1] }\nposition = [0.0, 0.0, -0.1]\n\n\
+             [[bodies]]\nname = \"ball\"\nshape = { type = \"sphere\", radius = 0.1 }\ndensity = 1000.0\n\
+             position = [0.0, 0.0, 1.0]\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("summary.json"),
+            format!("{{\"scene\": {:?}}}", scene.display().to_string()),
+        )
+        .unwrap();
+        std::fs::write(dir.join("frames.csv"), frames).unwrap();
+    }
+
+    #[test]
+    fn frames_fill_unlisted_bodies_from_the_scene() {
+        let dir = std::env::temp_dir().join(format!("tumble-run-record-{}", std::process::id()));
+        write_run(
+            &dir,
+            "t,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n\
+             0,ball,0,0,1,1,0,0,0,0,0,0,0,0,0\n\
+             0.01,ball,0,0,0.9,1,0,0,0,0,0,-1,0,0,0\n",
+        );
+        let run = RunRecord::load(&dir).unwrap();
+        assert_eq!(run.frames.len(), 2);
+        assert_eq!(run.bodies.len(), 2);
+        let floor = run.index("floor").unwrap();
+        let ball = run.index("ball").unwrap();
+        assert_eq!(run.frames[1].poses[floor].0, DVec3::new(0.0, 0.0, -0.1));
+        assert_eq!(run.frames[1].poses[ball].0, DVec3::new(0.0, 0.0, 0.9));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn a_bad_row_names_its_file_and_line() {
+        let dir = std::env::temp_dir().join(format!("tumble-run-bad-{}", std::process::id()));
+        write_run(
+            &dir,
+            "t,body,x,y,z,qw,qx,qy,qz\n0,ball,0,0,1,1,0,0,0\n0.01,ghost,0,0,1,1,0,0,0\n",
+        );
+        let e = RunRecord::load(&dir).unwrap_err().to_string();
+        assert!(e.contains("frames.csv:3") && e.contains("ghost"), "{e}");
+        std::fs::write(dir.join("frames.csv"), "t,body,x\n").unwrap();
+        let e = RunRecord::load(&dir).unwrap_err().to_string();
+        assert!(e.contains("frames.csv:1"), "{e}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
