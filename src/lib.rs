@@ -23,6 +23,7 @@ pub mod mass_properties;
 pub mod material;
 pub mod narrow_phase;
 pub mod output;
+pub mod render;
 pub mod resting_contact;
 pub mod run_record;
 pub mod scene;

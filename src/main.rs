@@ -43,6 +43,39 @@ enum Command {
     /// Run seeded trials of a scene ([batch] table) and report where the classified body comes
     /// to rest: DIR/trials.csv, DIR/poses.csv, DIR/poses.svg, DIR/summary.json.
     Batch(BatchArgs),
+    /// Render a finished run (RUN_DIR of `tumble run`) headless with wgpu: DIR/frame_00000.png,
+    /// … and DIR/animation.gif.
+    Render(RenderArgs),
+}
+
+#[derive(Args, Debug)]
+struct RenderArgs {
+    /// The run's output directory (with summary.json and frames.csv).
+    run_dir: PathBuf,
+    /// Output directory [default: RUN_DIR/render].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Picture width in pixels.
+    #[arg(long, value_name = "W", default_value_t = 640, value_parser = clap::value_parser!(u32).range(1..=8192))]
+    width: u32,
+    /// Picture height in pixels.
+    #[arg(long, value_name = "H", default_value_t = 480, value_parser = clap::value_parser!(u32).range(1..=8192))]
+    height: u32,
+    /// Render every K-th frame, starting with the first.
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    every: u64,
+    /// Camera eye, optionally the point looked at and the vertical field of view in degrees:
+    /// EX,EY,EZ[,TX,TY,TZ[,FOV]] [default: framing the moving bodies over the run].
+    #[arg(
+        long,
+        value_name = "EX,EY,EZ[,TX,TY,TZ[,FOV]]",
+        allow_hyphen_values = true
+    )]
+    camera: Option<tumble::render::CameraSpec>,
+    /// Draw each frame's impulses from RUN_DIR/events.csv (`tumble run --events`) as arrows
+    /// scaled by their magnitude.
+    #[arg(long)]
+    contacts: bool,
 }
 
 #[derive(Args, Debug)]
@@ -217,6 +250,7 @@ fn main() -> ExitCode {
         Command::Check { scene } => check(&scene),
         Command::Bench(args) => bench(&args),
         Command::Batch(args) => batch(&args),
+        Command::Render(args) => render(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -235,6 +269,52 @@ fn set_threads(threads: Option<u64>) -> Result<(), Failure> {
         .num_threads(usize::try_from(n).unwrap_or(usize::MAX))
         .build_global()
         .map_err(|e| Failure::failed(format!("cannot start {n} worker threads: {e}")))
+}
+
+/// `tumble render`: read the run back, draw its frames, write the PNGs and the GIF.
+fn render(args: &RenderArgs) -> Result<(), Failure> {
+    use tumble::render::{self, RenderError, RenderOptions};
+    let run = tumble::run_record::RunRecord::load(&args.run_dir)
+        .map_err(|e| Failure::invalid(e.to_string()))?;
+    let options = RenderOptions {
+        out: args
+            .out
+            .clone()
+            .unwrap_or_else(|| render::default_out(&args.run_dir)),
+        width: args.width,
+        height: args.height,
+        every: usize::try_from(args.every).unwrap_or(usize::MAX),
+        camera: args.camera,
+        contacts: args.contacts,
+    };
+    let total = run.frames.len().div_ceil(options.every) as u64;
+    let bar = if std::io::stderr().is_terminal() {
+        ProgressBar::new(total)
+    } else {
+        ProgressBar::hidden()
+    };
+    let report = render::render(&run, &options, |done, _| bar.set_position(done as u64)).map_err(
+        |e| match e {
+            RenderError::Input(m) => Failure::invalid(m),
+            RenderError::Gpu(tumble::render::GpuRenderError::Device(d)) => {
+                Failure::invalid(format!("no GPU adapter for rendering: {d}"))
+            }
+            other => Failure::failed(other.to_string()),
+        },
+    )?;
+    bar.finish_and_clear();
+    println!(
+        "{} pictures {}x{} on {} in {} (draw {:.3} s, encode {:.3} s; {:.1} ms per picture drawn)",
+        report.pictures,
+        options.width,
+        options.height,
+        report.adapter,
+        options.out.display(),
+        report.draw_seconds,
+        report.encode_seconds,
+        1e3 * report.draw_seconds / report.pictures.max(1) as f64
+    );
+    Ok(())
 }
 
 /// `tumble check`: parse, build the world (mass properties, initial overlaps), print a summary.
