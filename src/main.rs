@@ -304,15 +304,17 @@ fn render(args: &RenderArgs) -> Result<(), Failure> {
     )?;
     bar.finish_and_clear();
     println!(
-        "{} pictures {}x{} on {} in {} (draw {:.3} s, encode {:.3} s; {:.1} ms per picture drawn)",
+        "{} pictures {}x{} on {} in {}: draw {:.3} s (median {:.1} ms per picture, first {:.1} ms), \
+         PNG and GIF encoding {:.3} s",
         report.pictures,
         options.width,
         options.height,
         report.adapter,
         options.out.display(),
-        report.draw_seconds,
+        report.draw_seconds.iter().sum::<f64>(),
+        1e3 * report.median_draw_seconds(),
+        1e3 * report.draw_seconds.first().copied().unwrap_or(0.0),
         report.encode_seconds,
-        1e3 * report.draw_seconds / report.pictures.max(1) as f64
     );
     Ok(())
 }

@@ -90,6 +90,7 @@ fn project(p: DVec3) -> (i64, i64) {
     let focus = Focus {
         centre: DVec3::new(0.0, 0.0, 0.6),
         radius: 1.0,
+        half: DVec3::ZERO,
     };
     let v = view(focus, Some(&spec), W as f64 / H as f64, 10.0);
     let c = v.view_proj * p.as_vec3().extend(1.0);

@@ -65,22 +65,53 @@ impl std::str::FromStr for CameraSpec {
     }
 }
 
-/// A sphere the picture is built around (m).
+/// The box the picture is built around (m), and the sphere around it.
 #[derive(Clone, Copy, Debug)]
 pub struct Focus {
     /// Centre.
     pub centre: DVec3,
-    /// Radius, > 0.
+    /// Radius of the sphere around the box, > 0.
     pub radius: f64,
+    /// Half the box's sides (zero: only the sphere is known).
+    pub half: DVec3,
 }
 
 impl Focus {
-    /// The smallest sphere around the box (`min`, `max`), at least `floor` in radius.
+    /// The box (`min`, `max`); its sphere is at least `floor` in radius.
     pub fn of_box(min: DVec3, max: DVec3, floor: f64) -> Focus {
         Focus {
             centre: 0.5 * (min + max),
             radius: (0.5 * (max - min).length()).max(floor),
+            half: 0.5 * (max - min),
         }
+    }
+
+    /// The eye distance at which every corner of the box (or the sphere, if no box is known)
+    /// fits the field of view (vertical `fov`, `aspect`) looking along `-from` at the centre.
+    fn fitting_distance(&self, from: DVec3, fov: f64, aspect: f64) -> f64 {
+        let ty = (0.5 * fov).tan();
+        let tx = ty * aspect;
+        if self.half == DVec3::ZERO {
+            return self.radius / ty.min(tx).atan().sin();
+        }
+        let back = from.normalize();
+        let right = DVec3::Z.cross(back).normalize_or(DVec3::X);
+        let up = back.cross(right);
+        let mut d = 0.0f64;
+        for k in 0..8 {
+            let sign = DVec3::new(
+                if k & 1 == 0 { -1.0 } else { 1.0 },
+                if k & 2 == 0 { -1.0 } else { 1.0 },
+                if k & 4 == 0 { -1.0 } else { 1.0 },
+            );
+            let p = sign * self.half;
+            // The corner is `p·back` nearer the eye than the centre.
+            let near = p.dot(back);
+            d = d
+                .max(near + p.dot(right).abs() / tx)
+                .max(near + p.dot(up).abs() / ty);
+        }
+        d
     }
 }
 
@@ -111,9 +142,8 @@ pub fn view(focus: Focus, spec: Option<&CameraSpec>, aspect: f64, scene_radius: 
         ),
         None => {
             let fov = DEFAULT_FOV_DEGREES.to_radians();
-            // Fit the sphere in the narrower of the two fields of view, with a small margin.
-            let half = (0.5 * fov).tan().min((0.5 * fov).tan() * aspect).atan();
-            let distance = 1.08 * focus.radius / half.sin();
+            // Fit the box's corners in the field of view, with a small margin.
+            let distance = 1.08 * focus.fitting_distance(VIEW_FROM, fov, aspect);
             (
                 focus.centre + VIEW_FROM.normalize() * distance,
                 focus.centre,
@@ -169,22 +199,42 @@ mod tests {
 
     #[test]
     fn the_automatic_camera_sees_the_whole_focus() {
-        let focus = Focus {
+        let sphere = Focus {
             centre: DVec3::new(1.0, 2.0, 0.5),
             radius: 0.3,
+            half: DVec3::ZERO,
         };
-        for aspect in [4.0 / 3.0, 0.5] {
+        let long = Focus::of_box(DVec3::new(0.0, 1.9, 0.4), DVec3::new(2.0, 2.1, 0.6), 0.0);
+        for (focus, aspect) in [
+            (sphere, 4.0 / 3.0),
+            (sphere, 0.5),
+            (long, 4.0 / 3.0),
+            (long, 0.5),
+        ] {
             let v = view(focus, None, aspect, 1.0);
-            // Points on the focus sphere along the axes project inside the picture.
-            for d in [
-                DVec3::X,
-                DVec3::Y,
-                DVec3::Z,
-                -DVec3::X,
-                -DVec3::Y,
-                -DVec3::Z,
-            ] {
-                let p = (focus.centre + d * focus.radius).as_vec3();
+            // Points on the focus sphere along the axes (or the box's corners) project inside
+            // the picture.
+            let points: Vec<DVec3> = if focus.half == DVec3::ZERO {
+                [
+                    DVec3::X,
+                    DVec3::Y,
+                    DVec3::Z,
+                    -DVec3::X,
+                    -DVec3::Y,
+                    -DVec3::Z,
+                ]
+                .map(|d| d * focus.radius)
+                .to_vec()
+            } else {
+                (0..8)
+                    .map(|k| {
+                        let s = |b: i32| if k & b == 0 { -1.0 } else { 1.0 };
+                        DVec3::new(s(1), s(2), s(4)) * focus.half
+                    })
+                    .collect()
+            };
+            for d in points {
+                let p = (focus.centre + d).as_vec3();
                 let c = v.view_proj * p.extend(1.0);
                 let ndc = c.truncate() / c.w;
                 assert!(ndc.x.abs() < 1.0 && ndc.y.abs() < 1.0, "{d}: {ndc}");

@@ -117,19 +117,32 @@ impl Picture {
         } else {
             moving
         };
-        let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
+        // Where they are over the frames: the whole extent for a few bodies; for many, the 2nd
+        // to 98th percentile along each axis, so a handful of strays (a cube bounced far off)
+        // do not shrink the picture of the pile.
+        let mut xyz: [Vec<f64>; 3] = Default::default();
+        let mut reach = 0.0f64;
         for f in frames {
             for &i in &chosen {
                 let (p, _) = f.poses[i];
                 let r = extent(i);
                 if r.is_finite() && p.is_finite() {
-                    lo = lo.min(p - DVec3::splat(r));
-                    hi = hi.max(p + DVec3::splat(r));
+                    for (axis, v) in xyz.iter_mut().zip(p.to_array()) {
+                        axis.push(v);
+                    }
+                    reach = reach.max(r);
                 }
             }
         }
-        if !lo.is_finite() {
-            (lo, hi) = (DVec3::splat(-1.0), DVec3::splat(1.0));
+        let cut = if chosen.len() >= 20 { 0.02 } else { 0.0 };
+        let (mut lo, mut hi) = (DVec3::splat(-1.0), DVec3::splat(1.0));
+        if !xyz[0].is_empty() {
+            for (k, axis) in xyz.iter_mut().enumerate() {
+                axis.sort_by(f64::total_cmp);
+                let at = |q: f64| axis[((axis.len() - 1) as f64 * q).round() as usize];
+                lo[k] = at(cut) - reach;
+                hi[k] = at(1.0 - cut) + reach;
+            }
         }
         let focus = Focus::of_box(lo, hi, 1e-3);
         // Planes were tessellated at a unit size: redo them at the scale of the focus.

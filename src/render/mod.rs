@@ -63,8 +63,9 @@ pub struct RenderReport {
     pub gif: PathBuf,
     /// The adapter that drew them.
     pub adapter: String,
-    /// Seconds spent drawing and reading back (all pictures).
-    pub draw_seconds: f64,
+    /// Seconds spent drawing and reading back each picture, in order (the first includes the
+    /// driver's first use of the pipelines).
+    pub draw_seconds: Vec<f64>,
     /// Seconds spent encoding PNG and GIF (all pictures).
     pub encode_seconds: f64,
 }
@@ -115,7 +116,7 @@ pub fn render(
     // GIF delays are in hundredths of a second, and players slow anything under 2/100 down.
     let period = run.frames.get(1).map_or(0.02, |f| f.t - run.frames[0].t) * options.every as f64;
     let delay_ms = ((period * 1000.0).round() as u32).max(20);
-    let (mut draw_seconds, mut encode_seconds) = (0.0, 0.0);
+    let (mut draw_seconds, mut encode_seconds) = (Vec::new(), 0.0);
     let mut files = Vec::new();
     let mut previous_t = f64::NEG_INFINITY;
     for (k, frame) in chosen.iter().enumerate() {
@@ -135,7 +136,7 @@ pub fn render(
         }
         previous_t = frame.t;
         let rgba = renderer.draw(&v, &picture.instances(frame), (&av, &ai))?;
-        draw_seconds += started.elapsed().as_secs_f64();
+        draw_seconds.push(started.elapsed().as_secs_f64());
         let started = Instant::now();
         let image = RgbaImage::from_raw(options.width, options.height, rgba)
             .ok_or_else(|| RenderError::Output("picture of the wrong size".into()))?;
@@ -163,6 +164,15 @@ pub fn render(
         draw_seconds,
         encode_seconds,
     })
+}
+
+impl RenderReport {
+    /// The median of the per-picture draw times (s): the steady cost of a picture.
+    pub fn median_draw_seconds(&self) -> f64 {
+        let mut t = self.draw_seconds.clone();
+        t.sort_by(f64::total_cmp);
+        t.get(t.len() / 2).copied().unwrap_or(0.0)
+    }
 }
 
 /// The default output directory of `tumble render RUN_DIR`: `RUN_DIR/render`.
