@@ -169,6 +169,10 @@ struct RunArgs {
     /// Where the data-parallel frame stages run.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     backend: BackendChoice,
+    /// Also write DIR/events.csv: one row per impulse (collision, microcollision, resting,
+    /// re-solve) with its point, normal, impulses and normal velocities, streamed frame by frame.
+    #[arg(long)]
+    events: bool,
 }
 
 /// The backend asked for on the command line.
@@ -382,6 +386,23 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
     output::create_dir(&out_dir)?;
     let frames_path = out_dir.join("frames.csv");
     let summary_path = out_dir.join("summary.json");
+    let events_path = out_dir.join("events.csv");
+    let mut events = if args.events {
+        world.record_events(true);
+        Some(output::EventsWriter::create(&events_path)?)
+    } else {
+        // A log left by an earlier run in this directory would not match these frames.
+        match std::fs::remove_file(&events_path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(Failure::failed(format!(
+                    "cannot remove {}: {e}",
+                    events_path.display()
+                )));
+            }
+            _ => None,
+        }
+    };
+    let mut event_scratch = Vec::new();
 
     let start = Instant::now();
     let duration = scene.world.duration;
@@ -416,9 +437,22 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
             }
         }
         frames.write_frame(&world)?;
+        if let Some(w) = events.as_mut() {
+            w.write_events(&mut world, &mut event_scratch)?;
+        }
         progress.inc(1);
     }
     frames.finish()?;
+    let event_rows = match events {
+        Some(mut w) => {
+            // What a failed frame recorded before it failed.
+            w.write_events(&mut world, &mut event_scratch)?;
+            let rows = w.rows();
+            w.finish()?;
+            Some(rows)
+        }
+        None => None,
+    };
     progress.finish_and_clear();
     let wall_time = start.elapsed().as_secs_f64();
 
@@ -439,6 +473,9 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         "{}",
         result_paragraph(&scene, &summary, &frames_path, &summary_path)
     );
+    if let Some(rows) = event_rows {
+        println!("Wrote {rows} impulse events to {}.", events_path.display());
+    }
     match sim_error {
         None => Ok(()),
         Some(message) => Err(Failure::failed(message)),

@@ -1,5 +1,5 @@
-//! Output files: `frames.csv` (every non-fixed body at every frame) and `summary.json` (the end
-//! state, counters and timings of a run).
+//! Output files: `frames.csv` (every non-fixed body at every frame), `events.csv` (every impulse,
+//! with `tumble run --events`) and `summary.json` (the end state, counters and timings of a run).
 //!
 //! Numbers are written as the shortest text that reads back to the same `f64` bits, so the files
 //! lose nothing and stay as small as the values allow: Rust's `{}` formatting for magnitudes in
@@ -7,7 +7,7 @@
 //! digits, e.g. for 1e-300).
 
 use crate::body::Motion;
-use crate::world::{BodyState, Counts, World};
+use crate::world::{BodyState, Counts, ImpulseEvent, World};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -86,6 +86,85 @@ impl FramesWriter {
                 self.write_row(t, world.body_name(i), &world.body_state(i))?;
             }
         }
+        Ok(())
+    }
+
+    /// Flushes the buffer; call it before dropping so that errors are reported, not lost.
+    pub fn finish(mut self) -> Result<(), OutputError> {
+        self.out
+            .flush()
+            .map_err(|e| OutputError::new(&self.path, e))
+    }
+}
+
+/// The first line of `events.csv`.
+pub const EVENTS_HEADER: &str = "t,kind,body_a,body_b,px,py,pz,nx,ny,nz,jn,jt,vn_before,vn_after";
+
+/// A buffered `events.csv` writer: the header on creation, then one row per impulse, written as
+/// the run goes (each frame's impulses at its end), so a run that fails keeps its log so far.
+pub struct EventsWriter {
+    out: BufWriter<File>,
+    path: PathBuf,
+    rows: u64,
+}
+
+impl EventsWriter {
+    /// Creates (truncates) the file and writes the header.
+    pub fn create(path: &Path) -> Result<EventsWriter, OutputError> {
+        let file = File::create(path).map_err(|e| OutputError::new(path, e))?;
+        let mut w = EventsWriter {
+            out: BufWriter::with_capacity(1 << 20, file),
+            path: path.to_path_buf(),
+            rows: 0,
+        };
+        writeln!(w.out, "{EVENTS_HEADER}").map_err(|e| OutputError::new(path, e))?;
+        Ok(w)
+    }
+
+    /// Rows written so far.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Writes the impulses `world` recorded since the last call ([`World::take_events`]),
+    /// naming the bodies; `scratch` is a reusable buffer.
+    pub fn write_events(
+        &mut self,
+        world: &mut World,
+        scratch: &mut Vec<ImpulseEvent>,
+    ) -> Result<(), OutputError> {
+        scratch.clear();
+        world.take_events(scratch);
+        let map = |e| OutputError::new(&self.path, e);
+        for e in scratch.iter() {
+            let (a, b) = (world.body_name(e.a as usize), world.body_name(e.b as usize));
+            write!(
+                self.out,
+                "{},{},{},{}",
+                Num(e.t),
+                e.kind.as_str(),
+                csv_field(a),
+                csv_field(b)
+            )
+            .map_err(map)?;
+            let (p, n) = (e.point, e.normal);
+            for x in [
+                p.x,
+                p.y,
+                p.z,
+                n.x,
+                n.y,
+                n.z,
+                e.jn,
+                e.jt,
+                e.vn_before,
+                e.vn_after,
+            ] {
+                write!(self.out, ",{}", Num(x)).map_err(map)?;
+            }
+            writeln!(self.out).map_err(map)?;
+        }
+        self.rows += scratch.len() as u64;
         Ok(())
     }
 

@@ -103,6 +103,22 @@ impl RestingContact {
     }
 }
 
+/// A contact's impulse over one solve, as [`Solver::solve`] reports it: `+normal_impulse·normal`
+/// and a tangential impulse of `tangent_impulse` act on body `a`, the opposite on `b`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactImpulse {
+    /// The pair (body indices).
+    pub a: usize,
+    pub b: usize,
+    /// The contact point (m, world) and its unit normal (from b towards a).
+    pub point: DVec3,
+    pub normal: DVec3,
+    /// Accumulated normal impulse (N·s, > 0).
+    pub normal_impulse: f64,
+    /// This point's share of the pair's friction impulse (N·s).
+    pub tangent_impulse: f64,
+}
+
 /// Settings of one contact step.
 #[derive(Clone, Copy, Debug)]
 pub struct StepSettings {

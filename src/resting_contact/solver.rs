@@ -7,9 +7,8 @@ use super::patch::{Patch, Row};
 use super::shock::OneSided;
 use super::slots::Vel;
 use super::warm_start::{Solved, SolvedPatch};
-use super::{RestingContact, StepReport, StepSettings};
+use super::{ContactImpulse, RestingContact, StepReport, StepSettings};
 use crate::body::Body;
-use glam::DVec3;
 
 /// Reusable buffers for [`Solver::solve`], and the previous step's impulses.
 #[derive(Clone, Default)]
@@ -55,8 +54,8 @@ pub struct Solver {
 
 impl Solver {
     /// Solves the contact step for `contacts` and applies the impulses to `bodies` (all at the
-    /// step's start). Calls `pushed(a, b, normal)` once per contact that ended with a positive
-    /// normal impulse (for the sleeping rule's support record). With `whole_step`, the
+    /// step's start). Calls `pushed` once per contact that ended with a positive normal
+    /// impulse (for the sleeping rule's support record). With `whole_step`, the
     /// contacts are all of a step's: warm-started from the previous step's impulses, and kept
     /// to warm-start the next; otherwise (a few contacts re-solved mid-step) neither. The
     /// contacts of one pair are expected next to each other (one patch per run of a pair).
@@ -66,7 +65,7 @@ impl Solver {
         contacts: &[RestingContact],
         settings: &StepSettings,
         whole_step: bool,
-        mut pushed: impl FnMut(usize, usize, DVec3),
+        mut pushed: impl FnMut(&ContactImpulse),
     ) -> StepReport {
         let h = settings.h;
         self.rows.clear();
@@ -134,9 +133,22 @@ impl Solver {
             bodies[*i].angular_velocity = v.w;
         }
         for patch in &self.patches {
-            for row in &self.rows[patch.first..patch.first + patch.count] {
+            let rows = &self.rows[patch.first..patch.first + patch.count];
+            // The patch's friction acts at the centroid; each pushing row is reported with
+            // the share of it its normal impulse carries (within μ of its own, as the patch's
+            // is within μ of their sum).
+            let total: f64 = rows.iter().map(|r| r.impulse.max(0.0)).sum();
+            let tangential = patch.tangential.length();
+            for row in rows {
                 if row.impulse > 0.0 {
-                    pushed(patch.a, patch.b, row.normal);
+                    pushed(&ContactImpulse {
+                        a: patch.a,
+                        b: patch.b,
+                        point: bodies[patch.a].position + row.ra,
+                        normal: row.normal,
+                        normal_impulse: row.impulse,
+                        tangent_impulse: tangential * row.impulse / total,
+                    });
                 }
             }
         }

@@ -2,7 +2,7 @@
 //! frictional impulses, microcollisions, several points at once) and the re-bounding of every
 //! pair whose bodies an impulse changed.
 
-use super::{SimError, World};
+use super::{EventKind, SimError, World};
 use crate::body::Body;
 use crate::collision_impulse::{
     collision_frame, collision_impulse, collision_matrix, ContactLaw, ImpulseKind,
@@ -225,6 +225,15 @@ impl World {
             return false;
         }
         self.counts.microcollisions += 1;
+        if self.settings.record_events {
+            let rows = std::mem::take(&mut self.micro_rows);
+            for (p, target, _, impulse) in &rows {
+                let vn_before = -target.dot(p.normal);
+                let kind = EventKind::Microcollision;
+                self.log_impulse(kind, (a, b), p.position, p.normal, *impulse, vn_before);
+            }
+            self.micro_rows = rows;
+        }
         if let Some(n) = first_normal {
             self.note_support(a, b, n);
         }
@@ -254,15 +263,23 @@ impl World {
         let m = frame.transpose() * k_world * frame;
         let u = frame.transpose() * (ba.point_velocity(p.position) - bb.point_velocity(p.position));
         let result = collision_impulse(&m, u, law);
-        match result.kind {
+        let kind = match result.kind {
             ImpulseKind::Separating => return false,
-            ImpulseKind::Micro => self.counts.microcollisions += 1,
-            ImpulseKind::Full => self.counts.collisions += 1,
-        }
+            ImpulseKind::Micro => {
+                self.counts.microcollisions += 1;
+                EventKind::Microcollision
+            }
+            ImpulseKind::Full => {
+                self.counts.collisions += 1;
+                EventKind::Collision
+            }
+        };
         let impulse = frame * result.impulse;
         self.bodies[a].apply_impulse(impulse, p.position);
         self.bodies[b].apply_impulse(-impulse, p.position);
         self.note_support(a, b, p.normal);
+        let vn_before = (frame * u).dot(p.normal);
+        self.log_impulse(kind, (a, b), p.position, p.normal, impulse, vn_before);
         true
     }
 

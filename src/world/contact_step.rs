@@ -5,13 +5,14 @@
 
 use super::collide::body_proximity;
 use super::pair_bound::axis_gap;
-use super::World;
+use super::{EventKind, World};
 use crate::body::Body;
 use crate::narrow_phase::ContactPoint;
 use crate::resting_contact::{
     tracked_contacts, RestingContact, Solver, StepSettings, TrackedPoint,
 };
 use crate::swept_aabb::Aabb;
+use glam::DVec3;
 
 /// The contact step's state.
 #[derive(Default)]
@@ -143,17 +144,29 @@ impl World {
         settings.shock_iterations = self.settings.shock_sweeps * per;
         let mut pushed = std::mem::take(&mut self.pushed);
         pushed.clear();
+        // The event log's velocities before the solve (only when it records).
+        let before: Vec<(DVec3, DVec3)> = match self.settings.record_events {
+            true => self
+                .bodies
+                .iter()
+                .map(|b| (b.velocity, b.angular_velocity))
+                .collect(),
+            false => Vec::new(),
+        };
         let report = self.contact.solver.solve(
             &mut self.bodies,
             &self.contact.contacts,
             &settings,
             true,
-            |a, b, n| pushed.push((a, b, n)),
+            |c| pushed.push(*c),
         );
         self.counts.contact_iterations += report.iterations as u64;
         self.counts.step_point_sweeps += (self.contact.contacts.len() * report.iterations) as u64;
-        for &(a, b, n) in &pushed {
-            self.note_support(a, b, n);
+        for c in &pushed {
+            self.note_support(c.a, c.b, c.normal);
+        }
+        if self.settings.record_events {
+            self.log_contact_impulses(EventKind::Resting, &pushed, |i| before.get(i).copied());
         }
         self.pushed = pushed;
         // Every body of the step's contacts has a new trajectory: a new version (its bounds

@@ -5,7 +5,7 @@
 //! Clusters.
 
 use super::contact_step::RESTING_MARGIN;
-use super::World;
+use super::{EventKind, World};
 use crate::resting_contact::{
     tracked_contacts, RestingContact, Solver, StepSettings, TrackedPoint,
 };
@@ -327,15 +327,19 @@ impl World {
         }
         let mut pushed = std::mem::take(&mut self.pushed);
         pushed.clear();
-        let report =
-            self.cluster
-                .solver
-                .solve(&mut self.bodies, &contacts, settings, false, |a, b, n| {
-                    pushed.push((a, b, n))
-                });
+        let report = self
+            .cluster
+            .solver
+            .solve(&mut self.bodies, &contacts, settings, false, |c| {
+                pushed.push(*c)
+            });
         self.counts.resolve_point_sweeps += (contacts.len() * report.iterations) as u64;
-        for &(x, y, n) in &pushed {
-            self.note_support(x, y, n);
+        for c in &pushed {
+            self.note_support(c.a, c.b, c.normal);
+        }
+        if self.settings.record_events {
+            let saved = |i: usize| before.iter().find(|s| s.0 == i).map(|s| (s.1, s.2));
+            self.log_contact_impulses(EventKind::ReSolve, &pushed, saved);
         }
         self.pushed = pushed;
         let from = moved.len();

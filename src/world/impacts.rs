@@ -32,7 +32,7 @@
 //! 8 m/s: 0.125 ms). That is the event loop's own tolerance: a pair is resolved at any distance
 //! in (0, ε_c].
 
-use super::World;
+use super::{EventKind, World};
 use crate::narrow_phase::ContactPoint;
 use crate::scene::RestingContactMode;
 use glam::{DMat3, DVec3};
@@ -60,6 +60,8 @@ struct Row {
     point: ContactPoint,
     /// Newton's target: the normal relative velocity after the round is at least this.
     target: f64,
+    /// The normal relative velocity at the round's start (m/s, < 0), for the event log.
+    approach: f64,
     /// The pair's collision matrix at the point (Bender & Schmitt's K; constant within the
     /// instant), and 1 / (n·K·n) (their eq. 1).
     k: DMat3,
@@ -272,6 +274,7 @@ impl World {
             b: y,
             point: *p,
             target: -material.restitution * un,
+            approach: un,
             k,
             mass: 1.0 / p.normal.dot(k * p.normal),
             friction: material.friction,
@@ -396,6 +399,14 @@ impl World {
                 self.bodies[i].angular_velocity = w;
             }
             self.joint_round(s, 0.0);
+            return;
+        }
+        if self.settings.record_events {
+            for (r, extra) in s.rows.iter().zip(&s.extra) {
+                let (p, jn, jt) = (r.point, r.normal + extra, r.tangent.length());
+                let kind = EventKind::Collision;
+                self.push_event(kind, (r.a, r.b), p.position, p.normal, (jn, jt), r.approach);
+            }
         }
     }
 }

@@ -21,7 +21,7 @@
 
 use super::settings::Settings;
 use super::union_find::UnionFind;
-use super::{Aabb, Counts, Motion, SimError, World};
+use super::{Aabb, Counts, ImpulseEvent, Motion, SimError, World};
 use crate::body::BodyHot;
 use crate::event_heap::PairEvent;
 use crate::hash_grid::HashGrid;
@@ -193,6 +193,7 @@ impl World {
             // it was made with.
             w.contact_step = self.contact_step;
             w.counts = Counts::default();
+            w.event_log.clear();
             w.max_penetration = 0.0;
             w.escaped = false;
             w.time = t0;
@@ -260,6 +261,12 @@ impl World {
                 let (a, b) = (at(la), at(lb));
                 self.deepest_at = (time, a.min(b), a.max(b));
             }
+            self.event_log
+                .extend(w.event_log.iter().map(|e| ImpulseEvent {
+                    a: at(e.a),
+                    b: at(e.b),
+                    ..*e
+                }));
             for (&(la, lb), &n) in &w.bounds.last_axis {
                 self.bounds.last_axis.insert((at(la), at(lb)), n);
             }

@@ -24,6 +24,7 @@ mod build;
 mod collide;
 mod contact_step;
 mod counts;
+mod event_log;
 mod held;
 mod impacts;
 mod islands;
@@ -38,6 +39,7 @@ mod union_find;
 
 pub use crate::body::BodyState;
 pub use counts::{Counts, DeepestOverlap, SimError, StageTimes};
+pub use event_log::{EventKind, ImpulseEvent};
 
 use crate::body::{Body, Motion};
 use crate::event_heap::EventHeap;
@@ -108,8 +110,8 @@ pub struct World {
     woken: Vec<usize>,
     /// Stack of [`World::wake_up`], frontier of [`World::solve_rings`].
     wake_stack: Vec<usize>,
-    /// Support impulses a solve reports, `(a, b, normal)`.
-    pushed: Vec<(usize, usize, DVec3)>,
+    /// The contact impulses a solve reports.
+    pushed: Vec<crate::resting_contact::ContactImpulse>,
     /// The bodies [`World::rebound_after_change`] re-bounds.
     changed_bodies: Vec<usize>,
     /// Rows of [`World::simultaneous_microcollision`].
@@ -118,6 +120,8 @@ pub struct World {
     // What the run reports.
     counts: Counts,
     max_penetration: f64,
+    /// Impulses recorded since the last [`World::take_events`] (when `settings.record_events`).
+    event_log: Vec<ImpulseEvent>,
     /// Where `max_penetration` was measured: the time and the pair (a < b).
     deepest_at: (f64, u32, u32),
     stage_times: StageTimes,

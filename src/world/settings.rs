@@ -37,6 +37,8 @@ pub(super) struct Settings {
     pub(super) parallel_islands: bool,
     /// Scale of the margin by which an island's limits exceed its bodies' swept boxes.
     pub(super) island_margin: f64,
+    /// Whether every impulse is recorded ([`World::record_events`](super::World::record_events)).
+    pub(super) record_events: bool,
 }
 
 impl Settings {
@@ -69,6 +71,7 @@ impl Settings {
             shock_sweeps: world.shock_sweeps,
             parallel_islands: true,
             island_margin: 1.0,
+            record_events: false,
         }
     }
 }

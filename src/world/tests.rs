@@ -254,7 +254,7 @@ fn the_warm_start_finds_pairs_in_any_order() {
     let settings = world.step_settings(world.contact_step, 1e-6, 64, 0.25);
     let solve = |solver: &mut crate::resting_contact::Solver, contacts: &[RestingContact]| {
         let mut bodies = world.bodies.clone();
-        let report = solver.solve(&mut bodies, contacts, &settings, true, |_, _, _| {});
+        let report = solver.solve(&mut bodies, contacts, &settings, true, |_| {});
         (report.iterations, bodies)
     };
     let (sorted_sweeps, sorted) = solve(&mut world.contact.solver.clone(), &contacts);
