@@ -46,6 +46,12 @@ enum Command {
     /// Render a finished run (RUN_DIR of `tumble run`) headless with wgpu: DIR/frame_00000.png,
     /// … and DIR/animation.gif.
     Render(RenderArgs),
+    /// Write a finished run (RUN_DIR of `tumble run`) as one self-contained HTML file that
+    /// plays it in a browser with three.js, no network needed: RUN_DIR/view.html.
+    View(ViewArgs),
+    /// Export a finished run (RUN_DIR of `tumble run`) as a glTF 2.0 binary for Blender,
+    /// three.js and other viewers: a node per body, an animation of the frames.
+    Export(ExportArgs),
 }
 
 #[derive(Args, Debug)]
@@ -76,6 +82,27 @@ struct RenderArgs {
     /// scaled by their magnitude.
     #[arg(long)]
     contacts: bool,
+}
+
+#[derive(Args, Debug)]
+struct ExportArgs {
+    /// The run's output directory (with summary.json and frames.csv).
+    run_dir: PathBuf,
+    /// The glTF binary to write (its directory is created).
+    #[arg(long, value_name = "FILE.glb")]
+    gltf: PathBuf,
+}
+
+#[derive(Args, Debug)]
+struct ViewArgs {
+    /// The run's output directory (with summary.json and frames.csv).
+    run_dir: PathBuf,
+    /// The HTML file to write (its directory is created) [default: RUN_DIR/view.html].
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Keep every K-th frame (the first and the last included), for long runs.
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    every: u64,
 }
 
 #[derive(Args, Debug)]
@@ -255,6 +282,8 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench(&args),
         Command::Batch(args) => batch(&args),
         Command::Render(args) => render(&args),
+        Command::View(args) => view(&args),
+        Command::Export(args) => export(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -320,6 +349,51 @@ fn render(args: &RenderArgs) -> Result<(), Failure> {
         1e3 * report.draw_seconds.first().copied().unwrap_or(0.0),
         report.encode_seconds,
     );
+    Ok(())
+}
+
+/// `tumble export`: read the run back and write it as one glTF binary.
+fn export(args: &ExportArgs) -> Result<(), Failure> {
+    let run = tumble::run_record::RunRecord::load(&args.run_dir)
+        .map_err(|e| Failure::invalid(e.to_string()))?;
+    let r =
+        tumble::export::write_glb(&run, &args.gltf).map_err(|e| Failure::failed(e.to_string()))?;
+    println!(
+        "wrote {}: {} nodes ({} meshes, {} triangles), {} frames over {:.3} s as keyframes of \
+         {} animation channels, {:.1} kB",
+        args.gltf.display(),
+        r.nodes,
+        r.meshes,
+        r.triangles,
+        r.frames,
+        r.seconds,
+        r.channels,
+        r.bytes as f64 / 1e3,
+    );
+    Ok(())
+}
+
+/// `tumble view`: read the run back, write the page, report its size (and warn when a browser
+/// would struggle with it).
+fn view(args: &ViewArgs) -> Result<(), Failure> {
+    use tumble::view::{self, ViewError, ViewOptions};
+    let run = tumble::run_record::RunRecord::load(&args.run_dir)
+        .map_err(|e| Failure::invalid(e.to_string()))?;
+    let options = ViewOptions {
+        out: args
+            .out
+            .clone()
+            .unwrap_or_else(|| view::default_out(&args.run_dir)),
+        every: usize::try_from(args.every).unwrap_or(usize::MAX),
+    };
+    let report = view::write(&run, &options).map_err(|e| match e {
+        ViewError::Input(m) => Failure::invalid(m),
+        ViewError::Output(m) => Failure::failed(m),
+    })?;
+    println!("{}", report.describe());
+    if let Some(warning) = report.warning() {
+        eprintln!("warning: {warning}");
+    }
     Ok(())
 }
 

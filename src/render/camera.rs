@@ -9,7 +9,11 @@ pub const DEFAULT_FOV_DEGREES: f64 = 40.0;
 
 /// The automatic camera looks at the focus from this direction (z up): in front, to the right
 /// and above, so both the tops and the sides of the bodies show.
-const VIEW_FROM: DVec3 = DVec3::new(0.55, -1.0, 0.62);
+pub const VIEW_FROM: DVec3 = DVec3::new(0.55, -1.0, 0.62);
+
+/// The automatic camera stands this many times the distance at which the focus box just fits
+/// the picture.
+pub const FIT_MARGIN: f64 = 1.08;
 
 /// The light comes from this direction (towards the light; z up): high and to the left of the
 /// automatic camera, so shadows fall to the front right, visible.
@@ -143,7 +147,7 @@ pub fn view(focus: Focus, spec: Option<&CameraSpec>, aspect: f64, scene_radius: 
         None => {
             let fov = DEFAULT_FOV_DEGREES.to_radians();
             // Fit the box's corners in the field of view, with a small margin.
-            let distance = 1.08 * focus.fitting_distance(VIEW_FROM, fov, aspect);
+            let distance = FIT_MARGIN * focus.fitting_distance(VIEW_FROM, fov, aspect);
             (
                 focus.centre + VIEW_FROM.normalize() * distance,
                 focus.centre,

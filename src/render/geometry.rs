@@ -8,8 +8,12 @@ use crate::run_record::{RecordedFrame, RunRecord};
 use crate::tessellate::{shape_mesh, TriMesh};
 use glam::{DQuat, DVec3, Mat4};
 
-/// Segments around a circle of a curved shape.
-const DETAIL: u32 = 24;
+/// Segments around a circle of a curved shape (`tumble export` tessellates with the same).
+pub const DETAIL: u32 = 24;
+
+/// Half the side of the square a plane is drawn as, in radii of the camera's focus: well past
+/// the edge of the picture, yet finite.
+pub const PLANE_HALF_SIZE_IN_FOCUS_RADII: f64 = 6.0;
 
 /// One vertex as the shader reads it: position and normal in the body's own frame, its body.
 #[repr(C)]
@@ -92,6 +96,8 @@ pub struct Picture {
     pub scene_radius: f64,
     /// Floor grid spacing (m).
     pub grid_spacing: f64,
+    /// Height of the ground square (m): just under the lowest point near the focus.
+    pub ground_z: f64,
 }
 
 impl Picture {
@@ -146,7 +152,7 @@ impl Picture {
         }
         let focus = Focus::of_box(lo, hi, 1e-3);
         // Planes were tessellated at a unit size: redo them at the scale of the focus.
-        let plane_size = 6.0 * focus.radius;
+        let plane_size = PLANE_HALF_SIZE_IN_FOCUS_RADII * focus.radius;
         let meshes: Vec<TriMesh> = run
             .bodies
             .iter()
@@ -164,6 +170,7 @@ impl Picture {
             focus,
             scene_radius: focus.radius,
             grid_spacing: grid_spacing(focus.radius),
+            ground_z: 0.0,
         };
         let start = &frames.first().map_or_else(
             || {
@@ -209,6 +216,7 @@ impl Picture {
         picture.ground = run.bodies.len() as u32;
         let s = 4.0 * focus.radius;
         let z = lowest - 1e-3 * focus.radius;
+        picture.ground_z = z;
         let c = focus.centre;
         let ground = shape_mesh(
             &crate::shape::Shape::Plane {
