@@ -20,6 +20,7 @@ pub mod event_loop_allocations;
 pub mod export;
 pub mod gpu;
 pub mod hash_grid;
+pub mod joints;
 pub mod mass_properties;
 pub mod material;
 pub mod narrow_phase;

@@ -17,6 +17,7 @@
 mod batch;
 mod bodies;
 mod inertia;
+mod joints;
 mod lattice;
 mod parse;
 mod shape;
@@ -25,6 +26,7 @@ mod table;
 pub use crate::body::Motion;
 pub use crate::mass_properties::PartMass;
 pub use batch::{BatchSpec, Distribution, StateVector, Vary, VaryKey};
+pub use joints::{JointEnd, JointKind, JointSpec};
 pub use lattice::{random_rotation, MAX_GENERATED_BODIES};
 
 use crate::material::{Material, MaterialError, MaterialPair, MaterialTable};
@@ -170,6 +172,8 @@ pub struct Scene {
     /// Bodies, generators expanded: the `[[bodies]]` entries in file order, then the bodies of
     /// each `[[lattices]]` entry in file order.
     pub bodies: Vec<BodySpec>,
+    /// `[[joints]]`, in file order (body indices into `bodies`).
+    pub joints: Vec<JointSpec>,
     /// `[batch]`: how `tumble batch` runs the scene's trials (ignored by `run`).
     pub batch: Option<BatchSpec>,
 }

@@ -13,6 +13,7 @@
 
 use super::batch::parse_batch;
 use super::bodies::{parse_body, BodyCtx};
+use super::joints::parse_joints;
 use super::lattice::parse_lattice;
 use super::table::{Span, Src, Tab};
 use super::{BodySpec, RestingContactMode, Scene, SceneError, WorldSettings};
@@ -48,6 +49,7 @@ pub(super) fn scene(text: &str, source: &Path) -> Result<Scene, SceneError> {
         "lattices",
         "bench",
         "batch",
+        "joints",
     ])?;
 
     let world = parse_world(&root)?;
@@ -92,12 +94,14 @@ pub(super) fn scene(text: &str, source: &Path) -> Result<Scene, SceneError> {
     }
 
     let batch = parse_batch(&root, &bodies)?;
+    let joints = parse_joints(&root, &bodies)?;
     Ok(Scene {
         source: source.to_path_buf(),
         world,
         materials,
         material_pairs,
         bodies,
+        joints,
         batch,
     })
 }

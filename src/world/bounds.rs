@@ -67,7 +67,7 @@ impl World {
 
     /// A pair needs bounds if one of its bodies moves and one can be pushed or woken.
     pub(super) fn pair_matters(&self, i: usize, j: usize) -> bool {
-        pair_matters(&self.bodies[i], &self.bodies[j])
+        pair_matters(&self.bodies[i], &self.bodies[j]) && !self.joints.joined(i, j)
     }
 
     /// Pushes a bound for pair (a, b), both at time `t`, without a proximity query: along the
@@ -113,6 +113,9 @@ impl World {
     /// Pushes a bound that holds from now until `time`; one beyond the step's end is kept for
     /// the next steps if `keep`.
     pub(super) fn push_kept(&mut self, a: usize, b: usize, time: f64, kind: BoundKind, keep: bool) {
+        if self.joints.joined(a, b) {
+            return; // jointed bodies do not collide with each other
+        }
         #[cfg(test)]
         self.watch_pushed(a, b);
         let event = PairEvent {

@@ -174,6 +174,12 @@ impl World {
             // Time 0, empty heap, grid and buffers, no stages.
             ..World::default()
         };
+        world.joints = crate::joints::Joints::new(&scene.joints, &world.bodies);
+        if !world.joints.is_empty() {
+            // A collision's impulse moves its whole articulation, which an island's world
+            // does not hold: jointed worlds run one event loop (same results, fewer threads).
+            world.settings.parallel_islands = false;
+        }
         world.check_initial_overlaps(scene)?;
         Ok(world)
     }

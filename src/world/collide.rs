@@ -249,16 +249,21 @@ impl World {
         p: &ContactPoint,
         law: &ContactLaw,
     ) -> bool {
+        // A jointed body answers as its articulation (Mirtich 1996 §4.1).
+        let t = self.bodies[a].time.max(self.bodies[b].time);
+        let articulated = self.articulated_matrix((a, b), p.position, t);
         let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
         let (ra, rb) = (p.position - ba.position, p.position - bb.position);
-        let k_world = collision_matrix(
-            ba.effective_inv_mass(),
-            &ba.inv_inertia_world(),
-            ra,
-            bb.effective_inv_mass(),
-            &bb.inv_inertia_world(),
-            rb,
-        );
+        let k_world = articulated.unwrap_or_else(|| {
+            collision_matrix(
+                ba.effective_inv_mass(),
+                &ba.inv_inertia_world(),
+                ra,
+                bb.effective_inv_mass(),
+                &bb.inv_inertia_world(),
+                rb,
+            )
+        });
         let frame = collision_frame(p.normal);
         let m = frame.transpose() * k_world * frame;
         let u = frame.transpose() * (ba.point_velocity(p.position) - bb.point_velocity(p.position));
@@ -277,6 +282,14 @@ impl World {
         let impulse = frame * result.impulse;
         self.bodies[a].apply_impulse(impulse, p.position);
         self.bodies[b].apply_impulse(-impulse, p.position);
+        if articulated.is_some() {
+            // The impulse moves the whole articulation: the velocities it was found with.
+            let which: Vec<usize> = [a, b]
+                .iter()
+                .filter_map(|&i| self.joints.articulation(i))
+                .collect();
+            self.joints.project(&mut self.bodies, Some(&which));
+        }
         self.note_support(a, b, p.normal);
         let vn_before = (frame * u).dot(p.normal);
         self.log_impulse(kind, (a, b), p.position, p.normal, impulse, vn_before);
@@ -297,6 +310,7 @@ impl World {
         );
         changed.sort_unstable();
         changed.dedup();
+        self.project_joints_of(&mut changed, t);
         self.renew_boxes(&changed, t);
         // The colliding pair itself: positions are unchanged, so re-measure is cheap and exact.
         let d = self.measure(a, b);
@@ -310,8 +324,15 @@ impl World {
     /// bumped first, so a pair of two changed bodies is bounded once, with both new
     /// trajectories (bounding it from each side would leave the first entry stale at once).
     pub(super) fn rebound_bodies(&mut self, changed: &[usize], t: f64) {
-        self.renew_boxes(changed, t);
-        self.bound_neighbours(changed, t, None);
+        if self.joints.is_empty() {
+            self.renew_boxes(changed, t);
+            self.bound_neighbours(changed, t, None);
+            return;
+        }
+        let mut all = changed.to_vec();
+        self.project_joints_of(&mut all, t);
+        self.renew_boxes(&all, t);
+        self.bound_neighbours(&all, t, None);
     }
 
     /// New versions and swept boxes (from `t` to the step's end) for the awake dynamic bodies

@@ -87,6 +87,9 @@ pub struct Counts {
     pub resolve_point_sweeps: u64,
     /// Contact steps longer than the shortest (`[world] contact_step`).
     pub long_contact_steps: u64,
+    /// Dense solves of an articulation's joint rows: holding them over steps, projecting
+    /// velocities and finding articulated collision matrices (see [`crate::joints`]).
+    pub joint_solves: u64,
 }
 
 impl Counts {
@@ -124,6 +127,7 @@ impl Counts {
             step_point_sweeps,
             resolve_point_sweeps,
             long_contact_steps,
+            joint_solves,
         } = *other;
         self.collisions += collisions;
         self.microcollisions += microcollisions;
@@ -155,6 +159,7 @@ impl Counts {
         self.step_point_sweeps += step_point_sweeps;
         self.resolve_point_sweeps += resolve_point_sweeps;
         self.long_contact_steps += long_contact_steps;
+        self.joint_solves += joint_solves;
     }
 }
 

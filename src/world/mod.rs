@@ -28,6 +28,7 @@ mod event_log;
 mod held;
 mod impacts;
 mod islands;
+mod joint_step;
 mod pair_bound;
 mod settings;
 mod sleep;
@@ -84,6 +85,9 @@ pub struct World {
     /// Grid query results (reused).
     candidates: Vec<u32>,
 
+    /// The joints and their articulations ([`crate::joints`]).
+    joints: crate::joints::Joints,
+
     // Resting contact as constraints.
     contact: ContactStep,
     held: HeldPairs,
@@ -114,6 +118,8 @@ pub struct World {
     pushed: Vec<crate::resting_contact::ContactImpulse>,
     /// The bodies [`World::rebound_after_change`] re-bounds.
     changed_bodies: Vec<usize>,
+    /// Velocities saved while finding an articulated collision matrix.
+    joint_saved: Vec<(usize, DVec3, DVec3)>,
     /// Rows of [`World::simultaneous_microcollision`].
     micro_rows: Vec<collide::MicroRow>,
 
@@ -159,7 +165,10 @@ impl World {
             t1 = until;
         }
         // With resting contacts as constraints the frame is split into contact steps.
-        let steps = if self.settings.resting_mode == RestingContactMode::Constraints {
+        // Joints are held at each step's ends, so they split the frame too.
+        let steps = if self.settings.resting_mode == RestingContactMode::Constraints
+            || !self.joints.is_empty()
+        {
             ((t1 - t0) / self.contact_step * (1.0 - 1e-9))
                 .ceil()
                 .max(1.0) as usize
@@ -194,6 +203,9 @@ impl World {
         if self.settings.resting_mode == RestingContactMode::Constraints {
             self.resting_contact_step(t1 - t0);
         }
+        // The joints' impulses that hold them at the step's end (their bodies fly ballistic
+        // trajectories within it, so the bounds below stay conservative).
+        self.hold_joints_over_step(t1 - t0);
         let clock = self.lap(clock, |s| &mut s.contact_step);
         // 2–3. Swept boxes, broad phase, and each pair's first bound into the heap.
         self.seed_step(t0, t1)?;
@@ -207,6 +219,7 @@ impl World {
         let clock = self.lap(clock, |s| &mut s.event_loop);
         // 5. Sync: every body at t1, for the next step or the output frame.
         self.sync_bodies(t1)?;
+        self.project_joint_velocities();
         self.lap(clock, |s| &mut s.sync);
         Ok(())
     }

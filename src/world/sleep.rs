@@ -14,7 +14,11 @@ impl World {
         if self.settings.sleep_time <= 0.0 {
             return;
         }
-        for b in self.bodies.iter_mut().filter(|b| b.is_awake_dynamic()) {
+        let joints = &self.joints;
+        let free =
+            |(i, b): &(usize, &mut Body)| b.is_awake_dynamic() && joints.articulation(*i).is_none();
+        // Jointed bodies never sleep: their joints' impulses act at every step.
+        for (_, b) in self.bodies.iter_mut().enumerate().filter(free) {
             let (x0, q0, since) = b.rest_anchor;
             let turned = q0.angle_between(b.orientation) * b.bounding_radius;
             if (b.position - x0).length() > self.settings.rest_distance

@@ -88,6 +88,10 @@ impl World {
         }
         let mut pairs = Vec::new();
         self.pairs_of_boxes(Body::moves, pair_matters, &mut pairs);
+        if !self.joints.is_empty() {
+            // Jointed bodies do not collide with each other.
+            pairs.retain(|&(a, b)| !self.joints.joined(a, b));
+        }
         pairs
     }
 

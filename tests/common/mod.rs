@@ -33,6 +33,7 @@ pub fn scene(gravity: DVec3, restitution: f64, friction: f64, bodies: Vec<BodySp
         materials,
         material_pairs: Vec::new(),
         bodies,
+        joints: Vec::new(),
         batch: None,
     }
 }
