@@ -7,7 +7,8 @@
 //!   in steps of at most 0.02 rad of rotation, and the world angular momentum — exactly conserved
 //!   in torque-free motion — is imposed again after each advance, so momentum never drifts.
 //!
-//! Kinematic bodies move with constant `v` and `ω` (no gravity). Fixed bodies never move.
+//! Kinematic bodies move with constant `v` and `ω` (no gravity), or follow a prescribed path
+//! ([`crate::kinematic_path`]). Fixed bodies never move.
 
 use glam::{DQuat, DVec3};
 

@@ -8,6 +8,8 @@
 //!   Properties", J. Graphics Tools 1(2), 1996): the volume integrals reduce by the divergence
 //!   theorem to face integrals, which reduce by projection onto a coordinate plane and Green's
 //!   theorem to line integrals along the face edges. Exact up to rounding for any closed polyhedron.
+//! - Mesh: a closed mesh's own solid by the same method over its triangles (also when it
+//!   collides as a hull or as convex pieces), an open mesh's hull when it collides as one.
 //! - Compound: the parts summed, each rotated into the compound's frame and shifted to the common
 //!   centre of mass by the parallel-axis theorem. At one density the parts are assumed not to
 //!   overlap (a convex decomposition; an overlap is counted twice). With a mass or density per
@@ -15,6 +17,7 @@
 //!   shell is the shell's mass plus the ball's.
 //! - [`principal_axes`]: cyclic Jacobi rotations on the symmetric 3×3 tensor.
 
+use crate::mesh::{MeshCollision, TriangleMesh};
 use crate::shape::{CompoundPart, Shape, ShapeError};
 use glam::{DMat3, DQuat, DVec3};
 use std::f64::consts::PI;
@@ -139,6 +142,7 @@ fn unit_density(shape: &Shape) -> Result<MassProperties, ShapeError> {
             half_length,
         } => capsule_unit(*radius, *half_length),
         Shape::Convex { vertices } => convex_unit(vertices)?,
+        Shape::Mesh { mesh, collision } => mesh_unit(mesh, collision)?,
         Shape::Compound { parts } => {
             let placed: Vec<(MassProperties, DVec3, DQuat)> = parts
                 .iter()
@@ -219,6 +223,57 @@ fn convex_unit(vertices: &[DVec3]) -> Result<MassProperties, ShapeError> {
     if v.is_nan() || v <= FLAT_VOLUME * extent.powi(3) {
         return Err(ShapeError::Degenerate(format!(
             "the convex hull has no volume (volume {v:e}, extent {extent:e})"
+        )));
+    }
+    let mut mp = integrals.mass_properties(1.0);
+    mp.center_of_mass += reference;
+    Ok(mp)
+}
+
+/// Unit-density mesh shape: the closed mesh's own solid (whatever it collides as: a hull or a
+/// decomposition only approximates it, and their volumes would count the hull's bulges or the
+/// pieces' overlaps), or the hull's for an open mesh used as its hull. An open mesh used
+/// otherwise bounds no solid.
+fn mesh_unit(mesh: &TriangleMesh, collision: &MeshCollision) -> Result<MassProperties, ShapeError> {
+    match (mesh.closed(), collision) {
+        (true, _) => closed_mesh_unit(&mesh.vertices, &mesh.triangles),
+        (false, MeshCollision::Hull { vertices }) => convex_unit(vertices),
+        (false, _) => Err(ShapeError::NotAllowed(format!(
+            "mesh \"{}\" bounds no solid and has no mass: {}",
+            mesh.file,
+            mesh.open.as_deref().unwrap_or("it is open")
+        ))),
+    }
+}
+
+/// Unit-density solid bounded by a closed mesh whose triangles wind counter-clockwise seen
+/// from outside, by Mirtich's method (which holds for any closed polyhedron, convex or not).
+fn closed_mesh_unit(
+    vertices: &[DVec3],
+    triangles: &[[u32; 3]],
+) -> Result<MassProperties, ShapeError> {
+    // About the mean vertex, as for a hull (see `convex_unit`).
+    let reference = vertices.iter().sum::<DVec3>() / vertices.len() as f64;
+    let extent = vertices
+        .iter()
+        .map(|p| p.distance(reference))
+        .fold(0.0, f64::max);
+    let mut integrals = VolumeIntegrals::default();
+    for tri in triangles {
+        let face = tri.map(|i| vertices[i as usize] - reference);
+        if (face[1] - face[0])
+            .cross(face[2] - face[1])
+            .length_squared()
+            == 0.0
+        {
+            continue; // no area, no contribution
+        }
+        integrals.add_face(&face);
+    }
+    let v = integrals.t0;
+    if v.is_nan() || v <= FLAT_VOLUME * extent.powi(3) {
+        return Err(ShapeError::Degenerate(format!(
+            "the mesh encloses no volume (volume {v:e}, extent {extent:e})"
         )));
     }
     let mut mp = integrals.mass_properties(1.0);

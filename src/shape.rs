@@ -3,7 +3,9 @@
 //! Axis conventions: capsules and cylinders run along their local **z** axis (z is up in tumble).
 //! A plane is the solid half-space `normal · x <= offset`; only fixed bodies may be planes.
 
+use crate::mesh::{MeshCollision, TriangleMesh};
 use glam::{DQuat, DVec3};
+use std::sync::Arc;
 
 /// A collision shape in its own (user) frame. Mass properties come from [`crate::mass_properties`],
 /// collision geometry from [`crate::narrow_phase::Collider`].
@@ -43,6 +45,15 @@ pub enum Shape {
     Compound {
         /// The parts; none may be a compound or a plane.
         parts: Vec<CompoundPart>,
+    },
+    /// A triangle mesh read from a file (`type = "mesh"`, see [`crate::mesh`]) and what it
+    /// collides as: its convex hull, convex pieces, or its own triangles (fixed and kinematic
+    /// bodies only).
+    Mesh {
+        /// The mesh, scaled, in the shape's frame (shared by the bodies of a lattice).
+        mesh: Arc<TriangleMesh>,
+        /// What collides.
+        collision: MeshCollision,
     },
     /// The half-space `normal · x <= offset` (fixed bodies only).
     Plane {
@@ -93,7 +104,19 @@ impl Shape {
             Shape::Cylinder { .. } => "cylinder",
             Shape::Convex { .. } => "convex",
             Shape::Compound { .. } => "compound",
+            Shape::Mesh { .. } => "mesh",
             Shape::Plane { .. } => "plane",
+        }
+    }
+
+    /// Whether the shape collides as one convex solid (a plane counts as one): not a compound,
+    /// nor a mesh decomposed or used as its triangles. Such bodies are bounded along separating
+    /// axes; the others by their bounding spheres and distances.
+    pub fn is_one_convex(&self) -> bool {
+        match self {
+            Shape::Compound { .. } => false,
+            Shape::Mesh { collision, .. } => matches!(collision, MeshCollision::Hull { .. }),
+            _ => true,
         }
     }
 
@@ -132,6 +155,7 @@ impl Shape {
                 positive("half_height", *half_height)
             }
             Shape::Convex { vertices } => check_spans_volume(vertices),
+            Shape::Mesh { mesh, collision } => crate::mesh::validate(mesh, collision),
             Shape::Compound { parts } => {
                 if parts.is_empty() {
                     return Err(ShapeError::Degenerate(
@@ -202,7 +226,7 @@ const FLAT_TOLERANCE: f64 = 1e-9;
 /// Checks that a convex vertex list has at least 4 finite points that are not all (nearly) on one
 /// plane. Greedy affine-rank test (the same as quickhull's initial simplex): the point farthest
 /// from the first, then the farthest from that line, then the farthest from that plane.
-fn check_spans_volume(vertices: &[DVec3]) -> Result<(), ShapeError> {
+pub(crate) fn check_spans_volume(vertices: &[DVec3]) -> Result<(), ShapeError> {
     if vertices.len() < 4 {
         return Err(ShapeError::Degenerate(format!(
             "a convex shape needs at least 4 vertices (got {})",

@@ -1,10 +1,12 @@
 //! Triangle meshes of the scene's shapes, for pictures (`tumble render`, `export`, `view`):
 //! never used by the physics, which works on the exact shapes.
 //!
-//! Curved shapes are tessellated by parry's `to_trimesh`; normals are averaged across edges
+//! A mesh shape draws as what collides: its hull, its convex pieces, or its own triangles (an
+//! open surface on both sides). Curved shapes are tessellated by parry's `to_trimesh`; normals are averaged across edges
 //! whose faces meet at less than [`CREASE_DEGREES`], so a sphere shades smooth and a box or a
 //! cylinder's rim stays sharp.
 
+use crate::mesh::MeshCollision;
 use crate::shape::Shape;
 use glam::{DQuat, DVec3};
 use parry3d_f64::shape::{Ball, Capsule, ConvexPolyhedron, Cuboid, Cylinder};
@@ -126,13 +128,7 @@ pub fn shape_mesh(shape: &Shape, detail: u32, plane_half_size: f64) -> TriMesh {
             let v: Vec<DVec3> = v.into_iter().map(|p| turn * p).collect();
             TriMesh::from_indexed(&v, &t)
         }
-        Shape::Convex { vertices } => match ConvexPolyhedron::from_convex_hull(vertices) {
-            Some(hull) => {
-                let (v, t) = hull.to_trimesh();
-                TriMesh::from_indexed(&v, &t)
-            }
-            None => TriMesh::default(), // the scene check refuses such shapes
-        },
+        Shape::Convex { vertices } => convex_mesh(vertices),
         Shape::Compound { parts } => {
             let mut mesh = TriMesh::default();
             for part in parts {
@@ -141,6 +137,27 @@ pub fn shape_mesh(shape: &Shape, detail: u32, plane_half_size: f64) -> TriMesh {
             }
             mesh
         }
+        Shape::Mesh { mesh, collision } => match collision {
+            MeshCollision::Hull { vertices } => convex_mesh(vertices),
+            MeshCollision::Decomposed { parts } => {
+                let mut out = TriMesh::default();
+                for vertices in parts {
+                    out.append(&convex_mesh(vertices), DVec3::ZERO, DQuat::IDENTITY);
+                }
+                out
+            }
+            MeshCollision::Triangles => {
+                let mut out = TriMesh::from_indexed(&mesh.vertices, &mesh.triangles);
+                if !mesh.closed() {
+                    // Both sides of an open surface collide: draw its back too.
+                    let back: Vec<[u32; 3]> =
+                        mesh.triangles.iter().map(|t| [t[0], t[2], t[1]]).collect();
+                    let back = TriMesh::from_indexed(&mesh.vertices, &back);
+                    out.append(&back, DVec3::ZERO, DQuat::IDENTITY);
+                }
+                out
+            }
+        },
         Shape::Plane { normal, offset } => {
             let n = normal.normalize();
             let centre = n * *offset;
@@ -156,6 +173,18 @@ pub fn shape_mesh(shape: &Shape, detail: u32, plane_half_size: f64) -> TriMesh {
             // Counter-clockwise seen from outside the solid, along +n.
             TriMesh::from_indexed(&v, &[[0, 1, 2], [0, 2, 3]])
         }
+    }
+}
+
+/// The mesh of the convex hull of `vertices` (empty if it has no volume: the scene check
+/// refuses such shapes).
+fn convex_mesh(vertices: &[DVec3]) -> TriMesh {
+    match ConvexPolyhedron::from_convex_hull(vertices) {
+        Some(hull) => {
+            let (v, t) = hull.to_trimesh();
+            TriMesh::from_indexed(&v, &t)
+        }
+        None => TriMesh::default(),
     }
 }
 
@@ -236,6 +265,40 @@ mod tests {
             let (p, n) = (DVec3::from(p.map(f64::from)), DVec3::from(n.map(f64::from)));
             assert!(p.normalize().dot(n) > 0.99, "{p} {n}");
         }
+    }
+
+    #[test]
+    fn meshes_draw_what_collides() {
+        use crate::mesh::TriangleMesh;
+        use std::sync::Arc;
+        let tile = Arc::new(TriangleMesh {
+            file: "tile.obj".into(),
+            vertices: vec![DVec3::ZERO, DVec3::X, DVec3::new(1.0, 1.0, 0.0), DVec3::Y],
+            triangles: vec![[0, 1, 2], [0, 2, 3]],
+            open: Some("open".into()),
+        });
+        let surface = Shape::Mesh {
+            mesh: tile.clone(),
+            collision: MeshCollision::Triangles,
+        };
+        // An open surface collides on both sides and is drawn on both.
+        let m = shape_mesh(&surface, 16, 1.0);
+        assert_eq!(m.triangles(), 4);
+        let up = m.normals.iter().filter(|n| n[2] > 0.99).count();
+        let down = m.normals.iter().filter(|n| n[2] < -0.99).count();
+        assert_eq!((up, down), (6, 6));
+        let corners: Vec<DVec3> = (0..8)
+            .map(|k| DVec3::new((k & 1) as f64, ((k >> 1) & 1) as f64, ((k >> 2) & 1) as f64))
+            .collect();
+        let hull = Shape::Mesh {
+            mesh: tile,
+            collision: MeshCollision::Hull {
+                vertices: corners.clone(),
+            },
+        };
+        let m = shape_mesh(&hull, 16, 1.0);
+        assert_outward(&m, DVec3::splat(0.5));
+        assert_eq!(m.triangles(), 12);
     }
 
     #[test]

@@ -34,6 +34,12 @@ pub struct MotionBound {
     pub constant_spin: bool,
     /// Rotation radius: bound on support-function change per unit angular speed (m).
     pub rotation_radius: f64,
+    /// β, and α below, bound how far a body on a prescribed path departs from the parabola of
+    /// its present velocity and acceleration: `|x(t) − x(0) − v t − ½ a t²| ≤ β t + ½ α t²`
+    /// for all t ≥ 0 (m/s; 0 for ballistic bodies; see `KinematicPath::speed_slack`).
+    pub speed_slack: f64,
+    /// α (m/s²; see `speed_slack`).
+    pub acceleration_slack: f64,
 }
 
 impl MotionBound {
@@ -69,8 +75,12 @@ impl DistanceBound {
     pub fn separating_axis(d0: f64, n: DVec3, a: &MotionBound, b: &MotionBound) -> Self {
         DistanceBound {
             d0,
-            c1: n.dot(a.velocity - b.velocity) - a.spin_along(n) - b.spin_along(n),
-            c2: n.dot(a.acceleration - b.acceleration),
+            c1: n.dot(a.velocity - b.velocity)
+                - a.spin_along(n)
+                - b.spin_along(n)
+                - (a.speed_slack + b.speed_slack),
+            c2: n.dot(a.acceleration - b.acceleration)
+                - (a.acceleration_slack + b.acceleration_slack),
         }
     }
 
@@ -85,8 +95,15 @@ impl DistanceBound {
         };
         DistanceBound {
             d0,
-            c1: -((a.velocity - b.velocity).length() + spin(a) + spin(b)) * (1.0 + 1e-12),
-            c2: -(a.acceleration - b.acceleration).length(),
+            c1: -((a.velocity - b.velocity).length()
+                + spin(a)
+                + spin(b)
+                + a.speed_slack
+                + b.speed_slack)
+                * (1.0 + 1e-12),
+            c2: -((a.acceleration - b.acceleration).length()
+                + a.acceleration_slack
+                + b.acceleration_slack),
         }
     }
 
@@ -383,6 +400,8 @@ mod tests {
             max_angular_speed: 0.0,
             constant_spin: true,
             rotation_radius: 0.0,
+            speed_slack: 0.0,
+            acceleration_slack: 0.0,
         }
     }
 

@@ -941,7 +941,7 @@ fn surface_samples(shape: &Shape, step: f64) -> Vec<DVec3> {
                 }
             }
         }
-        Shape::Plane { .. } => unreachable!(),
+        Shape::Plane { .. } | Shape::Mesh { .. } => unreachable!(),
     }
     out
 }

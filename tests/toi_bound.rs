@@ -44,6 +44,8 @@ impl Flight {
             max_angular_speed: max_angular_speed(self.q, self.w, self.inertia),
             constant_spin: is_spherical(self.inertia),
             rotation_radius: c.rotation_radius(),
+            speed_slack: 0.0,
+            acceleration_slack: 0.0,
         }
     }
 }

@@ -227,7 +227,15 @@ fn polyhedral_points(shape: &Shape) -> Result<Vec<DVec3>, PoseError> {
                 DVec3::new(s(1), s(2), s(4)) * *h
             })
             .collect()),
-        Shape::Convex { vertices } => Ok(vertices.clone()),
+        Shape::Convex { vertices }
+        | Shape::Mesh {
+            collision: crate::mesh::MeshCollision::Hull { vertices },
+            ..
+        } => Ok(vertices.clone()),
+        Shape::Mesh {
+            collision: crate::mesh::MeshCollision::Decomposed { parts },
+            ..
+        } => Ok(parts.concat()),
         Shape::Compound { parts } => {
             let mut points = Vec::new();
             for (i, part) in parts.iter().enumerate() {

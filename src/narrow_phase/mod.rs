@@ -38,7 +38,10 @@
 //!
 //! Compounds are handled in `proximity`, part against part, with a bounding-sphere cull; each pair
 //! of parts contributes at most 4 manifold points (Bullet's area-maximising reduction, keeping the
-//! deepest).
+//! deepest). A collider with many parts (a mesh's triangles or convex pieces) has a box tree over
+//! them (`part_tree`), searched for each part of the other body with the same cull. A triangle of
+//! a mesh used as it is (`convex = "none"`) is a flat convex part, parry's `Triangle`, answered by
+//! parry like any other pair.
 //!
 //! No coherence is exploited: every query starts from scratch, so the result depends only on the
 //! arguments (deterministic, and independent of the order in which pairs are processed). The
@@ -59,6 +62,7 @@ mod collider;
 mod contact;
 mod convex_convex;
 mod part;
+mod part_tree;
 mod plane_convex;
 mod proximity;
 

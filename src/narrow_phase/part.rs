@@ -133,7 +133,7 @@ impl Part {
                     place,
                 )
             }
-            Shape::Plane { .. } | Shape::Compound { .. } => {
+            Shape::Plane { .. } | Shape::Compound { .. } | Shape::Mesh { .. } => {
                 return Err(ShapeError::NotAllowed(format!(
                     "a {} cannot be a convex part",
                     shape.type_name()
@@ -167,6 +167,27 @@ impl Part {
             sphere_center,
             sphere_radius,
         })
+    }
+
+    /// One triangle of a mesh used as it is (`convex = "none"`), placed in the body frame by
+    /// `place`: a flat convex part (parry's `Triangle`, which GJK, EPA and the polygonal-feature
+    /// manifolds take like any convex shape). Both sides collide.
+    pub(super) fn triangle(corners: [DVec3; 3], place: Pose) -> Part {
+        let [a, b, c] = corners.map(|p| place.transform_point(p));
+        let center = (a + b + c) / 3.0;
+        let radius = [a, b, c]
+            .iter()
+            .map(|v| v.distance(center))
+            .fold(0.0, f64::max);
+        Part {
+            geom: Geom::Convex {
+                vertices: vec![a, b, c],
+            },
+            shape: SharedShape::triangle(a, b, c),
+            local: Pose::IDENTITY,
+            sphere_center: center,
+            sphere_radius: radius,
+        }
     }
 
     /// Exact largest distance of the part from the body origin. Convex parts reach it at an extreme

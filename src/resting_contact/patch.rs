@@ -186,7 +186,7 @@ impl Solver {
                 continue; // neither body yields
             }
             let inverse = |k: f64| if k > 1e-300 { 1.0 / k } else { 0.0 };
-            let acc = relative_acceleration(ba, bb, ra, rb, n, settings.gravity);
+            let acc = relative_acceleration(ba, bb, ra, rb, n, settings.gravity, h);
             self.rows.push(Row {
                 ra,
                 rb,
@@ -231,7 +231,7 @@ impl Solver {
             rb,
             normal,
             friction: points[0].friction,
-            drift: 0.5 * h * relative_acceleration(ba, bb, ra, rb, normal, settings.gravity),
+            drift: 0.5 * h * relative_acceleration(ba, bb, ra, rb, normal, settings.gravity, h),
             k,
             inv_mass_a: ba.effective_inv_mass(),
             inv_mass_b: bb.effective_inv_mass(),

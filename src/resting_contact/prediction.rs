@@ -25,6 +25,11 @@ pub(super) fn bias(d0: f64, target: f64, push_out: f64, h: f64) -> f64 {
 /// surface (a rolling ball) the contact moves over the body, so the body point's centripetal
 /// motion away from the contact says nothing about the separation, while a polytope's vertex
 /// swinging towards the other body does close the gap.
+///
+/// A body on a prescribed path (a vibrating plate, a rotating drum) contributes instead the
+/// whole acceleration of its material point that makes its step-mean velocity over `h` exact
+/// ([`Body::path_acceleration`]): a part on a vibrating plate is solved against where the plate
+/// really goes over the step, not where its present velocity would take it.
 pub(super) fn relative_acceleration(
     ba: &Body,
     bb: &Body,
@@ -32,10 +37,27 @@ pub(super) fn relative_acceleration(
     rb: DVec3,
     normal: DVec3,
     gravity: DVec3,
+    h: f64,
 ) -> DVec3 {
-    let (w_a, w_b) = (ba.angular_velocity, bb.angular_velocity);
+    let (pa, pb) = (ba.path_acceleration(ra, h), bb.path_acceleration(rb, h));
+    // Only a path body's own spin is left out of the free bodies' centripetal term.
+    let w_a = if pa.is_some() {
+        DVec3::ZERO
+    } else {
+        ba.angular_velocity
+    };
+    let w_b = if pb.is_some() {
+        DVec3::ZERO
+    } else {
+        bb.angular_velocity
+    };
     let spin = w_a.cross(w_a.cross(ra)) - w_b.cross(w_b.cross(rb));
-    ba.acceleration(gravity) - bb.acceleration(gravity) + spin.dot(normal).min(0.0) * normal
+    let free =
+        ba.acceleration(gravity) - bb.acceleration(gravity) + spin.dot(normal).min(0.0) * normal;
+    match (pa, pb) {
+        (None, None) => free,
+        (pa, pb) => free + pa.unwrap_or(DVec3::ZERO) - pb.unwrap_or(DVec3::ZERO),
+    }
 }
 
 /// Where contact `c`, flying ballistically from now, would be after a step of `settings.h` (m,
@@ -44,6 +66,8 @@ pub fn predicted_separation(bodies: &[Body], c: &RestingContact, settings: &Step
     let (ba, bb) = (&bodies[c.a as usize], &bodies[c.b as usize]);
     let (ra, rb) = (c.position - ba.position, c.position - bb.position);
     let u = ba.point_velocity(c.position) - bb.point_velocity(c.position)
-        + 0.5 * settings.h * relative_acceleration(ba, bb, ra, rb, c.normal, settings.gravity);
+        + 0.5
+            * settings.h
+            * relative_acceleration(ba, bb, ra, rb, c.normal, settings.gravity, settings.h);
     c.separation + settings.h * u.dot(c.normal)
 }

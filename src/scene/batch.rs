@@ -227,6 +227,16 @@ fn parse_vary(t: &Tab, bodies: &[BodySpec]) -> Result<Vary, SceneError> {
                     ),
                 )
             })?;
+        if bodies[body].path.is_some() && vector != StateVector::Position {
+            return Err(t.value_error(
+                &key_span,
+                "key",
+                &format!(
+                    "\"{key}\" cannot be drawn: body \"{name}\" follows a path, which gives its \
+                     velocities"
+                ),
+            ));
+        }
         let distribution = match (uniform, normal) {
             (Some(_), Some((_, _, span))) => {
                 return Err(t.error_at(&span, "give one of uniform and normal, not both"))

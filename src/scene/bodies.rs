@@ -2,9 +2,10 @@
 //! (motion, shape, mass or density, inertia, orientation, velocities, material, name).
 
 use super::inertia::parse_inertia;
+use super::path::parse_path;
 use super::shape::parse_shape;
 use super::table::{Span, Tab};
-use super::{BodySpec, InertiaSpec, MassSpec, Motion, SceneError, UNUSED_DENSITY};
+use super::{BodySpec, InertiaSpec, MassSpec, Motion, PathSpec, SceneError, UNUSED_DENSITY};
 use crate::material::Material;
 use crate::shape::Shape;
 use glam::{DQuat, DVec3};
@@ -28,10 +29,11 @@ pub(super) struct Common {
     pub(super) velocity: DVec3,
     pub(super) angular_velocity: DVec3,
     pub(super) material: String,
+    pub(super) path: Option<PathSpec>,
 }
 
 /// Keys shared by `[[bodies]]` and `[[lattices]]`.
-pub(super) const COMMON_KEYS: [&str; 10] = [
+pub(super) const COMMON_KEYS: [&str; 11] = [
     "name",
     "motion",
     "shape",
@@ -42,6 +44,7 @@ pub(super) const COMMON_KEYS: [&str; 10] = [
     "velocity",
     "angular_velocity",
     "material",
+    "path",
 ];
 
 pub(super) fn parse_common(t: &Tab, ctx: &BodyCtx) -> Result<Common, SceneError> {
@@ -71,6 +74,7 @@ pub(super) fn parse_common(t: &Tab, ctx: &BodyCtx) -> Result<Common, SceneError>
             ),
         ));
     }
+    super::mesh::check_mesh_motion(t, shape_value, &shape, motion)?;
 
     let mass = t.positive("mass")?;
     let density = t.positive("density")?;
@@ -129,6 +133,39 @@ pub(super) fn parse_common(t: &Tab, ctx: &BodyCtx) -> Result<Common, SceneError>
     }
     let [velocity, angular_velocity] = velocities;
 
+    // A prescribed motion: kinematic bodies only, and it gives the velocities.
+    let path = match t.get("path") {
+        None => None,
+        Some(value) => {
+            if motion != Motion::Kinematic {
+                return Err(t.value_error(
+                    &value.span(),
+                    "path",
+                    &format!(
+                        "is only allowed on a kinematic body (this body is {}; add motion = \
+                         \"kinematic\")",
+                        motion.as_str()
+                    ),
+                ));
+            }
+            let spec = parse_path(t, value)?;
+            for (key, v) in [
+                ("velocity", velocity),
+                ("angular_velocity", angular_velocity),
+            ] {
+                if v != DVec3::ZERO {
+                    let span = t.get(key).map_or(t.span.clone(), |v| v.span());
+                    return Err(t.value_error(
+                        &span,
+                        key,
+                        "must be zero on a body with a path (the path gives its velocities)",
+                    ));
+                }
+            }
+            Some(spec)
+        }
+    };
+
     let material = match t.string("material")? {
         None => "default".to_string(),
         Some((name, span)) => {
@@ -156,6 +193,7 @@ pub(super) fn parse_common(t: &Tab, ctx: &BodyCtx) -> Result<Common, SceneError>
         velocity,
         angular_velocity,
         material,
+        path,
     })
 }
 
@@ -206,6 +244,7 @@ pub(super) fn parse_body<'s, 't, 'i>(
         velocity: c.velocity,
         angular_velocity: c.angular_velocity,
         material: c.material,
+        path: c.path,
         origin: format!("{}:{}", ctx.file, src.line_col(t.span.start).0),
     };
     Ok((body, name_span, t.who.clone()))

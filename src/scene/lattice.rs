@@ -130,6 +130,7 @@ pub(super) fn parse_lattice<'s, 't, 'i>(
                     velocity: c.velocity,
                     angular_velocity: c.angular_velocity,
                     material: c.material.clone(),
+                    path: c.path.clone(),
                     origin: origin.clone(),
                 });
             }

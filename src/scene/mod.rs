@@ -19,11 +19,14 @@ mod bodies;
 mod inertia;
 mod joints;
 mod lattice;
+mod mesh;
 mod parse;
+mod path;
 mod shape;
 mod table;
 
 pub use crate::body::Motion;
+pub use crate::kinematic_path::PathSpec;
 pub use crate::mass_properties::PartMass;
 pub use batch::{BatchSpec, Distribution, StateVector, Vary, VaryKey};
 pub use joints::{JointEnd, JointKind, JointSpec};
@@ -153,6 +156,9 @@ pub struct BodySpec {
     pub angular_velocity: DVec3,
     /// The name of the body's material.
     pub material: String,
+    /// A kinematic body's prescribed motion (`path`), relative to `position` and
+    /// `orientation`; `None` for constant velocities (and for every other body).
+    pub path: Option<PathSpec>,
     /// Where the body was defined, for error messages: "scene.toml:12" (line of its table; for a
     /// lattice-generated body, the line of the `[[lattices]]` table).
     pub origin: String,

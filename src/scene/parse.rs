@@ -27,6 +27,7 @@ pub(super) fn scene(text: &str, source: &Path) -> Result<Scene, SceneError> {
     let src = Src {
         text,
         file: source.display().to_string(),
+        dir: source.parent().map(Path::to_path_buf).unwrap_or_default(),
     };
     let doc = DeTable::parse(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);

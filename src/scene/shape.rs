@@ -1,6 +1,7 @@
 //! Shape tables (`shape = { type = "box", … }`, compound parts included) read into
 //! [`crate::shape::Shape`], each dimension checked where its own span can be blamed.
 
+use super::mesh::parse_mesh;
 use super::table::{fmt_vec, Span, Tab};
 use super::{PartMass, SceneError};
 use crate::shape::{CompoundPart, Shape};
@@ -8,7 +9,7 @@ use glam::{DQuat, DVec3};
 use toml::de::DeValue;
 use toml::Spanned;
 
-const SHAPE_TYPES: &str = "sphere, box, capsule, cylinder, convex, compound, plane";
+const SHAPE_TYPES: &str = "sphere, box, capsule, cylinder, convex, compound, mesh, plane";
 
 /// The masses of a compound whose every part gives its own `density` or `mass`.
 pub(super) struct PartMasses {
@@ -135,7 +136,10 @@ pub(super) fn parse_shape(
                 p.check_keys(&["shape", "position", "orientation", "density", "mass"])?;
                 let sv = p.get("shape").ok_or_else(|| p.missing("shape"))?;
                 let (shape, _) = parse_shape(&p, sv, "shape")?;
-                if matches!(shape, Shape::Plane { .. } | Shape::Compound { .. }) {
+                if matches!(
+                    shape,
+                    Shape::Plane { .. } | Shape::Compound { .. } | Shape::Mesh { .. }
+                ) {
                     return Err(p.value_error(
                         &sv.span(),
                         "shape",
@@ -155,6 +159,7 @@ pub(super) fn parse_shape(
             part_masses = check_part_masses(&s, items, masses)?;
             Shape::Compound { parts }
         }
+        "mesh" => parse_mesh(&s)?,
         "plane" => {
             s.check_keys(&["type", "normal", "offset"])?;
             let (normal, span) = s.vec3("normal")?.ok_or_else(|| s.missing("normal"))?;

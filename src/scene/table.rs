@@ -15,6 +15,8 @@ pub(super) type Span = Range<usize>;
 pub(super) struct Src<'a> {
     pub(super) text: &'a str,
     pub(super) file: String,
+    /// The scene file's folder: files the scene names (meshes) are relative to it.
+    pub(super) dir: std::path::PathBuf,
 }
 
 impl Src<'_> {

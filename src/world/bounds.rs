@@ -285,7 +285,15 @@ impl World {
         let horizon = self.frame_end - t0;
         bounds.par_extend(fresh.par_iter().with_min_len(256).map(|&(a, b, k)| {
             let axis = last_axis.get(&(a as u32, b as u32)).copied();
+            // The stages bound constant velocities: a body on a path gets the host's bound.
+            let path = bodies[a].path.is_some() || bodies[b].path.is_some();
             match (axis, stage_bounds) {
+                (None, Some(_)) if path => {
+                    let band = pair_band(held, epsilon, a, b);
+                    first_bound(
+                        &bodies[a], &bodies[b], None, gravity, epsilon, band, horizon,
+                    )
+                }
                 (None, Some(stage)) if stage[k] == stages::TOI_NONE => FirstBound::None,
                 // The f32 bound is already padded; shave a relative 1e-6 more for the f64 add.
                 (None, Some(stage)) => {

@@ -22,7 +22,11 @@ pub(super) fn bound_vertices(shape: &Shape, shape_to_body: &Pose) -> Vec<DVec3> 
             *half_extents,
         )
         .to_vec(),
-        Shape::Convex { vertices } if vertices.len() <= crate::body::MAX_BOUND_VERTICES => vertices
+        Shape::Convex { vertices }
+        | Shape::Mesh {
+            collision: crate::mesh::MeshCollision::Hull { vertices },
+            ..
+        } if vertices.len() <= crate::body::MAX_BOUND_VERTICES => vertices
             .iter()
             .map(|v| shape_to_body.position + shape_to_body.orientation * *v)
             .collect(),
@@ -126,6 +130,31 @@ impl World {
                 .map_err(|e| scene_error(scene, spec, e))?;
             let q_user = spec.orientation.normalize();
             let offset = q_user * com;
+            let path = match &spec.path {
+                None => None,
+                Some(_) if spec.motion != Motion::Kinematic => {
+                    return Err(scene_error(
+                        scene,
+                        spec,
+                        "only a kinematic body may follow a path",
+                    ));
+                }
+                Some(_) if spec.velocity != DVec3::ZERO || spec.angular_velocity != DVec3::ZERO => {
+                    return Err(scene_error(
+                        scene,
+                        spec,
+                        "a body on a path takes its velocities from the path: velocity and \
+                         angular_velocity must be zero",
+                    ));
+                }
+                // A kinematic body's body frame is its shape frame (com = 0, axes = identity).
+                Some(p) => {
+                    p.validate().map_err(|e| scene_error(scene, spec, e))?;
+                    Some(std::sync::Arc::new(
+                        crate::kinematic_path::KinematicPath::new(p.clone(), spec.position, q_user),
+                    ))
+                }
+            };
             let mut body = Body {
                 name: spec.name.clone(),
                 motion: spec.motion,
@@ -153,7 +182,7 @@ impl World {
                 max_angular_speed: 0.0,
                 bounding_radius: collider.bounding_radius(),
                 rotation_radius: collider.rotation_radius(),
-                convex: !matches!(spec.shape, Shape::Compound { .. }),
+                convex: spec.shape.is_one_convex(),
                 vertices: bound_vertices(&spec.shape, &shape_to_body),
                 collider,
                 material,
@@ -162,7 +191,13 @@ impl World {
                 asleep: false,
                 rest_anchor: (DVec3::ZERO, DQuat::IDENTITY, 0.0),
                 supported_at: f64::NEG_INFINITY,
+                path,
             };
+            if let Some(path) = &body.path {
+                let s = path.state_at(0.0);
+                (body.position, body.orientation) = (s.position, s.orientation);
+                (body.velocity, body.angular_velocity) = (s.velocity, s.angular_velocity);
+            }
             body.rest_anchor = (body.position, body.orientation, 0.0);
             body.refresh_bounds();
             bodies.push(body);

@@ -3,7 +3,7 @@
 //! pair whose bodies an impulse changed.
 
 use super::{EventKind, SimError, World};
-use crate::body::Body;
+use crate::body::{Body, Motion};
 use crate::collision_impulse::{
     collision_frame, collision_impulse, collision_matrix, ContactLaw, ImpulseKind,
 };
@@ -33,7 +33,11 @@ impl World {
                 .filter(|p| p.separation <= eps)
                 .map(|p| -self.normal_speed(a, b, p))
                 .fold(0.0, f64::max);
-            if approach > self.settings.wake_speed {
+            // A kinematic body pushes on however slowly: neither side would yield to it.
+            let pushed = (self.bodies[a].motion == Motion::Kinematic
+                || self.bodies[b].motion == Motion::Kinematic)
+                && approach > 1e-12;
+            if approach > self.settings.wake_speed || pushed {
                 for i in [a, b] {
                     if self.bodies[i].asleep {
                         self.wake_up(i, t);

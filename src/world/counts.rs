@@ -177,6 +177,23 @@ pub enum SimError {
         /// Simulated time (s).
         time: f64,
     },
+    /// Events kept coming at one instant without the contacts parting, in a world with a
+    /// kinematic body: it presses bodies against each other or against a fixed body, a crush
+    /// that impulses cannot resolve (infinite mass on both sides).
+    #[error(
+        "bodies \"{a}\" and \"{b}\" are jammed at t = {time} s: {events} events at one instant \
+         without the contacts parting (a kinematic body presses bodies against each other or \
+         against a fixed body, which no impulse can resolve)"
+    )]
+    Jammed {
+        /// The last pair's bodies.
+        a: String,
+        b: String,
+        /// Simulated time (s).
+        time: f64,
+        /// Events at that instant.
+        events: u64,
+    },
 }
 
 /// Wall time spent in each part of the frame loop (s), summed over all frames.

@@ -58,6 +58,15 @@ use settings::Settings;
 use stage_seed::StageScratch;
 use std::time::Instant;
 
+/// Current events within `JAM_WINDOW` after which a world with a kinematic body stops with
+/// [`SimError::Jammed`]: a crush between a kinematic body and a fixed one (or another
+/// kinematic one) repeats its impulses at one instant, or creeps on by rounding-sized steps,
+/// for ever. A settling pile takes a few thousand at one instant at most.
+const MAX_EVENTS_AT_ONE_INSTANT: u64 = 100_000;
+
+/// What counts as one instant for [`MAX_EVENTS_AT_ONE_INSTANT`] (s).
+const JAM_WINDOW: f64 = 1e-9;
+
 /// The simulated world: the bodies, the settings, and each stage's state.
 #[derive(Default)]
 pub struct World {
@@ -230,6 +239,8 @@ impl World {
         // The loop's allocations are counted where the program installed the counter
         // (`tumble bench` reports them): it should make none once its buffers have grown.
         let _inside = crate::event_loop_allocations::InsideEventLoop::enter();
+        // Events at one instant, to stop a crush (see `SimError::Jammed`).
+        let mut instant = (f64::NEG_INFINITY, 0u64);
         while let Some(ev) = self.heap.pop_before(t1) {
             self.counts.heap_pops += 1;
             let (a, b) = (ev.a as usize, ev.b as usize);
@@ -238,6 +249,22 @@ impl World {
                 continue;
             }
             let t = ev.time;
+            // Within a nanosecond: a crush may creep on by rounding-sized steps.
+            instant = if t - instant.0 <= JAM_WINDOW {
+                (instant.0, instant.1 + 1)
+            } else {
+                (t, 1)
+            };
+            if instant.1 > MAX_EVENTS_AT_ONE_INSTANT
+                && self.bodies.iter().any(|b| b.motion == Motion::Kinematic)
+            {
+                return Err(SimError::Jammed {
+                    a: self.bodies[a].name.clone(),
+                    b: self.bodies[b].name.clone(),
+                    time: t,
+                    events: instant.1,
+                });
+            }
             self.bodies[a].advance_to(t, self.settings.gravity);
             self.bodies[b].advance_to(t, self.settings.gravity);
             #[cfg(test)]

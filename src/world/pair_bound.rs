@@ -69,7 +69,9 @@ pub(super) fn pair_axis_extents(
 
 /// Quadratic extents of `body` along `n`: per vertex for polytopes spinning at constant `ω` (see
 /// [`EnvelopeBound`]), else one term from the support function and the spin rate. `lower`:
-/// bound the minimum from below (body a); else the maximum from above (body b).
+/// bound the minimum from below (body a); else the maximum from above (body b). A body on a
+/// prescribed path widens each term by its departure bound `β t + ½ α t²`
+/// ([`MotionBound::speed_slack`](crate::toi_bound::MotionBound)).
 pub(super) fn body_extents(
     body: &Body,
     gravity: DVec3,
@@ -80,14 +82,22 @@ pub(super) fn body_extents(
     let m = body.motion_bound(gravity);
     let g = n.dot(m.acceleration);
     let sign = if lower { -1.0 } else { 1.0 };
+    // Only a body on a path has slack; the others' terms stay bit for bit as they were.
+    let widen = |x: f64, slack: f64| if slack > 0.0 { x + sign * slack } else { x };
     if !body.vertices.is_empty() && m.constant_spin && body.moves() {
         let w2 = m.angular_velocity.length_squared();
         for (k, c) in body.vertices.iter().enumerate() {
             let r = body.orientation * *c;
             out[k] = Extent {
                 h0: n.dot(body.position + r),
-                h1: n.dot(m.velocity + m.angular_velocity.cross(r)),
-                h2: g + sign * w2 * c.length() * (1.0 + 1e-12),
+                h1: widen(
+                    n.dot(m.velocity + m.angular_velocity.cross(r)),
+                    m.speed_slack,
+                ),
+                h2: widen(
+                    g + sign * w2 * c.length() * (1.0 + 1e-12),
+                    m.acceleration_slack,
+                ),
             };
         }
         body.vertices.len()
@@ -100,8 +110,8 @@ pub(super) fn body_extents(
         };
         out[0] = Extent {
             h0,
-            h1: n.dot(m.velocity) + sign * m.spin_along(n),
-            h2: g,
+            h1: widen(n.dot(m.velocity) + sign * m.spin_along(n), m.speed_slack),
+            h2: widen(g, m.acceleration_slack),
         };
         1
     }
@@ -189,10 +199,11 @@ pub(super) fn sphere_bound(a: &Body, b: &Body, gravity: DVec3, epsilon: f64) -> 
     if dist > 0.0 && radii.is_finite() {
         // Bounding spheres are invariant under rotation: only the centres matter.
         let n = d / dist;
+        let ((beta_a, alpha_a), (beta_b, alpha_b)) = (a.path_slack(), b.path_slack());
         let bound = DistanceBound {
             d0: dist - radii,
-            c1: n.dot(a.velocity - b.velocity),
-            c2: n.dot(a.acceleration(gravity) - b.acceleration(gravity)),
+            c1: n.dot(a.velocity - b.velocity) - (beta_a + beta_b),
+            c2: n.dot(a.acceleration(gravity) - b.acceleration(gravity)) - (alpha_a + alpha_b),
         };
         bound.time_to(epsilon)
     } else {

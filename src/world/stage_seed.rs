@@ -68,7 +68,18 @@ impl World {
                 own_max,
                 has_own_box,
             });
-            if motion == stages::MOTION_FIXED || !b.bounding_radius.is_finite() {
+            if b.path.is_some() {
+                // A body on a path: the stages sweep constant velocities, so the host passes
+                // its swept box over the path (rounded outwards); its pairs' stage bounds are
+                // not used (`seed_pairs`).
+                let bx = self.body_box(i, t1 - t0);
+                let aabb = stages::StageAabb::new(
+                    [down(bx.min.x), down(bx.min.y), down(bx.min.z)],
+                    [up(bx.max.x), up(bx.max.y), up(bx.max.z)],
+                    motion,
+                );
+                overrides.push(BoxOverride::new(i as u32, aabb));
+            } else if motion == stages::MOTION_FIXED || !b.bounding_radius.is_finite() {
                 // Exact boxes for fixed bodies (a floor's bounding sphere would be useless),
                 // rounded outwards to f32.
                 let (min, max) = b.collider.aabb(&b.pose());

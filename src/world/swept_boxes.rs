@@ -5,6 +5,7 @@
 use super::pair_bound::pair_matters;
 use super::World;
 use crate::body::{Body, Motion};
+use crate::kinematic_path::KinematicPath;
 use crate::swept_aabb::{swept_aabb, Aabb};
 use glam::DVec3;
 
@@ -32,8 +33,11 @@ impl World {
     /// the same boxes in f32, padded; the host keeps, of their pairs, those whose boxes here
     /// overlap.)
     pub(super) fn body_box(&self, i: usize, dt: f64) -> Aabb {
-        let sphere = self.sphere_box(i, dt);
         let b = &self.bodies[i];
+        if let Some(path) = &b.path {
+            return Self::path_box(b, path, dt);
+        }
+        let sphere = self.sphere_box(i, dt);
         if !b.is_awake_dynamic() || !b.bounding_radius.is_finite() {
             return sphere;
         }
@@ -49,6 +53,29 @@ impl World {
             min: own.min.max(sphere.min),
             max: own.max.min(sphere.max),
         }
+    }
+
+    /// Swept box over `dt` of body `b` on a prescribed path: the box its path keeps its origin
+    /// in over the interval ([`KinematicPath::position_range`], exact up to rounding), grown by
+    /// the body's own present box when the path never turns it, else by its bounding sphere. It
+    /// follows the path, not the present velocity: a vibrating plate reverses within a step.
+    fn path_box(b: &Body, path: &KinematicPath, dt: f64) -> Aabb {
+        let (lo, hi) = path.position_range(b.time, b.time + dt);
+        let pad = 1e-12 * (1.0 + b.position.abs().max_element() + b.bounding_radius);
+        if path.rotates() {
+            let r = DVec3::splat(b.bounding_radius);
+            return Aabb {
+                min: lo - r,
+                max: hi + r,
+            }
+            .grown(pad);
+        }
+        let (min, max) = b.collider.aabb(&b.pose());
+        Aabb {
+            min: min + (lo - b.position),
+            max: max + (hi - b.position),
+        }
+        .grown(pad)
     }
 
     /// Swept box of body `i` from its current state over `dt` from its bounding sphere (exact

@@ -51,6 +51,7 @@ pub fn body(name: &str, shape: Shape, mass: f64, position: DVec3) -> BodySpec {
         velocity: DVec3::ZERO,
         angular_velocity: DVec3::ZERO,
         material: "default".to_string(),
+        path: None,
         origin: format!("test.toml ({name})"),
     }
 }
