@@ -186,3 +186,34 @@ fn hopper_empties_onto_the_moving_plate_which_carries_the_cubes() {
         "{mean_v} {mean_x}"
     );
 }
+
+/// Balls in a dish (Mirtich 1996, Table 1): four steel balls released on the slope of a fixed
+/// concave mesh, neighbours moving in opposite senses, meet, knock each other about and settle
+/// at its bottom without sinking into the triangles.
+#[test]
+fn balls_in_a_dish_meet_and_settle_at_its_bottom() {
+    let scene = load("dish.toml");
+    let mut world = world(&scene);
+    let balls: Vec<usize> = (0..4).map(|k| index(&world, &format!("ball_{k}"))).collect();
+    let mut highest: f64 = 0.0;
+    run(&mut world, scene.world.duration, |w| {
+        for &i in &balls {
+            highest = highest.max(w.body_state(i).position.z);
+        }
+    });
+    let collisions = world.counts().collisions + world.counts().microcollisions;
+    let rims: Vec<f64> = balls
+        .iter()
+        .map(|&i| world.body_state(i).position.truncate().length())
+        .collect();
+    eprintln!(
+        "balls in a dish, {} s: {collisions} collisions between balls or with the dish, final \
+         distances from the axis {rims:.4?} m (rim 0.2 m), highest centre {highest:.4} m, \
+         max penetration {:.2e} m",
+        scene.world.duration,
+        world.max_penetration()
+    );
+    assert!(world.counts().collisions > 0, "the balls never met");
+    assert!(world.max_penetration() < scene.world.collision_epsilon);
+    assert!(rims.iter().all(|&d| d < 0.06), "a ball is not at the bottom: {rims:?}");
+}
