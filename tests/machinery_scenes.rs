@@ -194,7 +194,9 @@ fn hopper_empties_onto_the_moving_plate_which_carries_the_cubes() {
 fn balls_in_a_dish_meet_and_settle_at_its_bottom() {
     let scene = load("dish.toml");
     let mut world = world(&scene);
-    let balls: Vec<usize> = (0..4).map(|k| index(&world, &format!("ball_{k}"))).collect();
+    let balls: Vec<usize> = (0..4)
+        .map(|k| index(&world, &format!("ball_{k}")))
+        .collect();
     let mut highest: f64 = 0.0;
     run(&mut world, scene.world.duration, |w| {
         for &i in &balls {
@@ -215,5 +217,8 @@ fn balls_in_a_dish_meet_and_settle_at_its_bottom() {
     );
     assert!(world.counts().collisions > 0, "the balls never met");
     assert!(world.max_penetration() < scene.world.collision_epsilon);
-    assert!(rims.iter().all(|&d| d < 0.06), "a ball is not at the bottom: {rims:?}");
+    assert!(
+        rims.iter().all(|&d| d < 0.06),
+        "a ball is not at the bottom: {rims:?}"
+    );
 }
