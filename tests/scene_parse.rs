@@ -349,15 +349,21 @@ fn lattice_rotations_are_reproducible() {
         .all(|b| (b.orientation.z.abs() - 1.0).abs() < 1e-15));
 }
 
-/// The bundled scenes' files (`scenes/` and the experiment gallery `scenes/experiments/`), sorted.
+/// The bundled scenes' files (`scenes/`, the experiment gallery `scenes/experiments/`, and
+/// `scenes/joints/` and `scenes/machinery/`), sorted.
 fn bundled() -> Vec<std::path::PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
-    let mut files: Vec<_> = [root.clone(), root.join("experiments")]
-        .iter()
-        .flat_map(|dir| std::fs::read_dir(dir).unwrap())
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
+    let mut files: Vec<_> = [
+        root.clone(),
+        root.join("experiments"),
+        root.join("joints"),
+        root.join("machinery"),
+    ]
+    .iter()
+    .flat_map(|dir| std::fs::read_dir(dir).unwrap())
+    .map(|e| e.unwrap().path())
+    .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+    .collect();
     files.sort();
     files
 }
@@ -389,6 +395,11 @@ fn every_bundled_scene_parses() {
         "funnel-250.toml",
         "funnel-4000.toml",
         "funnel-10k.toml",
+        "mesh-parts.toml",
+        "joints/newtons-cradle-strings.toml",
+        "joints/chain.toml",
+        "machinery/feeder.toml",
+        "machinery/dish.toml",
     ] {
         assert!(names.iter().any(|n| n == required), "missing {required}");
     }
