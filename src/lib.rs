@@ -36,5 +36,6 @@ pub mod stages;
 pub mod swept_aabb;
 pub mod tessellate;
 pub mod toi_bound;
+pub(crate) mod union_find;
 pub mod view;
 pub mod world;

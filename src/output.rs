@@ -40,6 +40,15 @@ pub fn create_dir(dir: &Path) -> Result<(), OutputError> {
     std::fs::create_dir_all(dir).map_err(|e| OutputError::new(dir, e))
 }
 
+/// Creates (truncates) a CSV file with a large buffer (a 10 000-body frame is about 2 MB of
+/// text) and writes its header line.
+fn create_csv(path: &Path, header: &str) -> Result<BufWriter<File>, OutputError> {
+    let file = File::create(path).map_err(|e| OutputError::new(path, e))?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    writeln!(out, "{header}").map_err(|e| OutputError::new(path, e))?;
+    Ok(out)
+}
+
 /// A buffered `frames.csv` writer: the header on creation, then one row per body per frame.
 pub struct FramesWriter {
     out: BufWriter<File>,
@@ -49,14 +58,10 @@ pub struct FramesWriter {
 impl FramesWriter {
     /// Creates (truncates) the file and writes the header.
     pub fn create(path: &Path) -> Result<FramesWriter, OutputError> {
-        let file = File::create(path).map_err(|e| OutputError::new(path, e))?;
-        let mut w = FramesWriter {
-            // A large buffer: a 10 000-body frame is about 2 MB of text.
-            out: BufWriter::with_capacity(1 << 20, file),
+        Ok(FramesWriter {
+            out: create_csv(path, FRAMES_HEADER)?,
             path: path.to_path_buf(),
-        };
-        writeln!(w.out, "{FRAMES_HEADER}").map_err(|e| OutputError::new(path, e))?;
-        Ok(w)
+        })
     }
 
     /// The file being written.
@@ -111,14 +116,11 @@ pub struct EventsWriter {
 impl EventsWriter {
     /// Creates (truncates) the file and writes the header.
     pub fn create(path: &Path) -> Result<EventsWriter, OutputError> {
-        let file = File::create(path).map_err(|e| OutputError::new(path, e))?;
-        let mut w = EventsWriter {
-            out: BufWriter::with_capacity(1 << 20, file),
+        Ok(EventsWriter {
+            out: create_csv(path, EVENTS_HEADER)?,
             path: path.to_path_buf(),
             rows: 0,
-        };
-        writeln!(w.out, "{EVENTS_HEADER}").map_err(|e| OutputError::new(path, e))?;
-        Ok(w)
+        })
     }
 
     /// Rows written so far.

@@ -22,6 +22,7 @@ mod solve;
 
 use crate::body::Body;
 use crate::scene::{JointEnd, JointKind, JointSpec};
+use crate::union_find::UnionFind;
 use glam::{DQuat, DVec3};
 use rustc_hash::FxHashSet;
 
@@ -105,28 +106,22 @@ impl Joints {
         }
         // Articulations: bodies linked through joints (the world links nothing).
         let n = bodies.len();
-        let mut parent: Vec<usize> = (0..n).collect();
-        fn root(parent: &mut [usize], mut i: usize) -> usize {
-            while parent[i] != i {
-                parent[i] = parent[parent[i]];
-                i = parent[i];
-            }
-            i
-        }
+        let mut sets = UnionFind::default();
+        sets.reset(n);
         let mut joined = FxHashSet::default();
         for j in &joints {
             if let (Some(a), Some(b)) = (j.a, j.b) {
-                let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
-                parent[ra.max(rb)] = ra.min(rb);
+                sets.union(a as u32, b as u32);
                 joined.insert((a.min(b) as u32, a.max(b) as u32));
             }
         }
+        sets.flatten();
         let mut articulation_of = vec![u32::MAX; n];
         let mut articulations: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
         let mut index_of_root = vec![u32::MAX; n];
         for (k, j) in joints.iter().enumerate() {
             let Some(first) = j.a.or(j.b) else { continue };
-            let r = root(&mut parent, first);
+            let r = sets.root(first) as usize;
             if index_of_root[r] == u32::MAX {
                 index_of_root[r] = articulations.len() as u32;
                 articulations.push((Vec::new(), Vec::new()));
@@ -134,7 +129,7 @@ impl Joints {
             articulations[index_of_root[r] as usize].1.push(k);
         }
         for (i, of) in articulation_of.iter_mut().enumerate() {
-            let r = root(&mut parent, i);
+            let r = sets.root(i) as usize;
             if index_of_root[r] != u32::MAX {
                 *of = index_of_root[r];
                 articulations[index_of_root[r] as usize].0.push(i);

@@ -333,10 +333,14 @@ impl World {
             self.bound_neighbours(changed, t, None);
             return;
         }
-        let mut all = changed.to_vec();
+        // A reusable buffer: no allocation in the event loop once grown.
+        let mut all = std::mem::take(&mut self.changed_bodies);
+        all.clear();
+        all.extend_from_slice(changed);
         self.project_joints_of(&mut all, t);
         self.renew_boxes(&all, t);
         self.bound_neighbours(&all, t, None);
+        self.changed_bodies = all;
     }
 
     /// New versions and swept boxes (from `t` to the step's end) for the awake dynamic bodies

@@ -20,11 +20,11 @@
 //! entries (largest first, each to the least loaded group), two groups per thread.
 
 use super::settings::Settings;
-use super::union_find::UnionFind;
 use super::{Aabb, Counts, ImpulseEvent, Motion, SimError, World};
 use crate::body::BodyHot;
 use crate::event_heap::PairEvent;
 use crate::hash_grid::HashGrid;
+use crate::union_find::UnionFind;
 use rayon::prelude::*;
 
 /// Below this many heap entries at a step start, the step stays in one loop.

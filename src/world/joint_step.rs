@@ -17,7 +17,7 @@ impl World {
             .joints
             .hold_over_step(&mut self.bodies, None, h, self.settings.gravity);
         self.counts.joint_solves += solves as u64;
-        self.renew_jointed(None);
+        self.renew_jointed();
     }
 
     /// At a step's end (every body there): the joints' relative velocities projected out, so
@@ -28,16 +28,13 @@ impl World {
         }
         let solves = self.joints.project(&mut self.bodies, None);
         self.counts.joint_solves += solves as u64;
-        self.renew_jointed(None);
+        self.renew_jointed();
     }
 
-    /// New versions and spin bounds for the bodies of the articulations `which` (all: `None`).
-    fn renew_jointed(&mut self, which: Option<&[usize]>) {
-        let all = 0..self.joints.articulations.len();
-        let list: Vec<usize> = which.map_or_else(|| all.collect(), <[usize]>::to_vec);
-        for m in list {
-            for k in 0..self.joints.articulations[m].0.len() {
-                let i = self.joints.articulations[m].0[k];
+    /// New versions and spin bounds for every jointed body.
+    fn renew_jointed(&mut self) {
+        for (members, _) in &self.joints.articulations {
+            for &i in members {
                 let body = &mut self.bodies[i];
                 body.version = body.version.wrapping_add(1);
                 body.refresh_bounds();

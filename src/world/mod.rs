@@ -36,7 +36,6 @@ mod stage_seed;
 mod swept_boxes;
 #[cfg(test)]
 mod tests;
-mod union_find;
 
 pub use crate::body::BodyState;
 pub use counts::{Counts, DeepestOverlap, SimError, StageTimes};

@@ -1,22 +1,22 @@
-//! Union–find over body indices, the one used both to count a step's islands
-//! ([`World::note_islands`](super::World)) and to group them for threads ([`super::islands`]).
+//! Union–find over body indices, the one used to count a step's islands and group them for
+//! threads (`world::islands`) and to gather bodies into articulations ([`crate::joints`]).
 
 /// Disjoint sets of `0..n`, each represented by its smallest member once [`UnionFind::flatten`]
 /// has run (unions always hang the larger root under the smaller).
 #[derive(Clone, Debug, Default)]
-pub(super) struct UnionFind {
+pub(crate) struct UnionFind {
     parent: Vec<u32>,
 }
 
 impl UnionFind {
     /// `n` singletons (the buffer is reused).
-    pub(super) fn reset(&mut self, n: usize) {
+    pub(crate) fn reset(&mut self, n: usize) {
         self.parent.clear();
         self.parent.extend(0..n as u32);
     }
 
     /// The root of `i`'s set, halving the path on the way.
-    pub(super) fn find(&mut self, mut i: u32) -> u32 {
+    pub(crate) fn find(&mut self, mut i: u32) -> u32 {
         let parent = &mut self.parent;
         while parent[i as usize] != i {
             let up = parent[parent[i as usize] as usize];
@@ -27,7 +27,7 @@ impl UnionFind {
     }
 
     /// Joins the sets of `a` and `b`.
-    pub(super) fn union(&mut self, a: u32, b: u32) {
+    pub(crate) fn union(&mut self, a: u32, b: u32) {
         let (ra, rb) = (self.find(a), self.find(b));
         if ra != rb {
             self.parent[ra.max(rb) as usize] = ra.min(rb);
@@ -35,7 +35,7 @@ impl UnionFind {
     }
 
     /// Points every member straight at its root, so [`UnionFind::root`] can read it.
-    pub(super) fn flatten(&mut self) {
+    pub(crate) fn flatten(&mut self) {
         for i in 0..self.parent.len() as u32 {
             let r = self.find(i);
             self.parent[i as usize] = r;
@@ -43,7 +43,7 @@ impl UnionFind {
     }
 
     /// The root of `i` after [`UnionFind::flatten`] (no unions since).
-    pub(super) fn root(&self, i: usize) -> u32 {
+    pub(crate) fn root(&self, i: usize) -> u32 {
         self.parent[i]
     }
 }
