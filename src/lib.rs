@@ -22,6 +22,7 @@ pub mod gpu;
 pub mod hash_grid;
 pub mod joints;
 pub mod kinematic_path;
+pub mod lcp;
 pub mod mass_properties;
 pub mod material;
 pub mod mesh;

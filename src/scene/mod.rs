@@ -66,6 +66,21 @@ pub struct WorldSettings {
     /// Sweeps per level of the shock-propagation pass after them (0: no shock propagation;
     /// Bender & Schmitt 2006 §3.3).
     pub shock_sweeps: usize,
+    /// The time-stepping method (`[world] method`).
+    pub method: Method,
+    /// `method = "lcp"`: the time step h (s), and the friction cone's directions.
+    pub time_step: f64,
+    pub friction_directions: usize,
+}
+
+/// How the world advances (`[world] method`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Method {
+    /// Event-driven, impulse-based (Mirtich & Canny 1994). The default.
+    #[default]
+    Event,
+    /// Stewart & Trinkle 1996's implicit time-stepping with an LCP per step.
+    Lcp,
 }
 
 /// How resting contacts are handled (`[world] resting_contact`).
@@ -96,6 +111,9 @@ impl Default for WorldSettings {
             contact_step_max: None,
             contact_sweeps: 8,
             shock_sweeps: 4,
+            method: Method::Event,
+            time_step: 0.01,
+            friction_directions: 8,
         }
     }
 }

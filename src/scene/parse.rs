@@ -16,7 +16,7 @@ use super::bodies::{parse_body, BodyCtx};
 use super::joints::parse_joints;
 use super::lattice::parse_lattice;
 use super::table::{Span, Src, Tab};
-use super::{BodySpec, RestingContactMode, Scene, SceneError, WorldSettings};
+use super::{BodySpec, Method, RestingContactMode, Scene, SceneError, WorldSettings};
 use crate::material::{Material, MaterialPair};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -126,6 +126,9 @@ fn parse_world(root: &Tab) -> Result<WorldSettings, SceneError> {
         "contact_step_max",
         "contact_sweeps",
         "shock_sweeps",
+        "method",
+        "time_step",
+        "friction_directions",
     ])?;
     if let Some((g, _)) = t.vec3("gravity")? {
         w.gravity = g;
@@ -181,6 +184,24 @@ fn parse_world(root: &Tab) -> Result<WorldSettings, SceneError> {
     }
     if let Some(n) = t.count_in("shock_sweeps", 0, MAX_SWEEPS)? {
         w.shock_sweeps = n;
+    }
+    match t.string("method")? {
+        None | Some(("event", _)) => {}
+        Some(("lcp", _)) => w.method = Method::Lcp,
+        Some((other, span)) => {
+            return Err(t.value_error(
+                &span,
+                "method",
+                &format!("must be \"event\" or \"lcp\" (got \"{other}\")"),
+            ))
+        }
+    }
+    if let Some((v, _)) = t.positive("time_step")? {
+        w.time_step = v;
+    }
+    // At least 3 directions span the tangent plane positively (Stewart & Trinkle eq. 3).
+    if let Some(n) = t.count_in("friction_directions", 3, 64)? {
+        w.friction_directions = n;
     }
     Ok(w)
 }

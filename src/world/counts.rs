@@ -90,6 +90,13 @@ pub struct Counts {
     /// Dense solves of an articulation's joint rows: holding them over steps, projecting
     /// velocities and finding articulated collision matrices (see [`crate::joints`]).
     pub joint_solves: u64,
+    /// `method = "lcp"`: time steps, LCPs solved (one per group of contacts sharing a moving
+    /// body), their rows summed, the largest, and Lemke's pivots summed.
+    pub lcp_steps: u64,
+    pub lcp_problems: u64,
+    pub lcp_rows: u64,
+    pub lcp_largest: u64,
+    pub lcp_pivots: u64,
 }
 
 impl Counts {
@@ -128,6 +135,11 @@ impl Counts {
             resolve_point_sweeps,
             long_contact_steps,
             joint_solves,
+            lcp_steps,
+            lcp_problems,
+            lcp_rows,
+            lcp_largest,
+            lcp_pivots,
         } = *other;
         self.collisions += collisions;
         self.microcollisions += microcollisions;
@@ -160,6 +172,11 @@ impl Counts {
         self.resolve_point_sweeps += resolve_point_sweeps;
         self.long_contact_steps += long_contact_steps;
         self.joint_solves += joint_solves;
+        self.lcp_steps += lcp_steps;
+        self.lcp_problems += lcp_problems;
+        self.lcp_rows += lcp_rows;
+        self.lcp_largest = self.lcp_largest.max(lcp_largest);
+        self.lcp_pivots += lcp_pivots;
     }
 }
 
@@ -193,6 +210,14 @@ pub enum SimError {
         time: f64,
         /// Events at that instant.
         events: u64,
+    },
+    /// `method = "lcp"`: a step's LCP had no solution Lemke's method could find.
+    #[error("the LCP of the step at t = {time} s: {message}")]
+    Lcp {
+        /// Simulated time (s).
+        time: f64,
+        /// Lemke's error.
+        message: String,
     },
 }
 

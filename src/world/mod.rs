@@ -29,6 +29,7 @@ mod held;
 mod impacts;
 mod islands;
 mod joint_step;
+mod lcp_step;
 mod pair_bound;
 mod settings;
 mod sleep;
@@ -166,6 +167,9 @@ impl World {
             return Ok(());
         }
         let t0 = self.time;
+        if self.settings.method == crate::scene::Method::Lcp {
+            return self.lcp_frame(until);
+        }
         // Frames end on the grid k·t_f (no accumulated rounding), or exactly at `until`.
         let k = (t0 / self.settings.frame_period * (1.0 + 1e-12)).floor() + 1.0;
         let mut t1 = (k * self.settings.frame_period).min(until);

@@ -1,0 +1,242 @@
+//! One step's contact impulses by Stewart & Trinkle 1996 (§3): the discrete Newton–Euler
+//! equations (5) with the non-penetration (7), the polyhedral friction cone (8)–(9) and their
+//! complementarity (10)–(12), written as a pure LCP in the impulses (`p_n = h c_n`, `β`) and
+//! the sliding-speed bound `λ`, and solved by Lemke's method ([`super::lemke`]) per group of
+//! contacts that share a moving body.
+
+use super::lemke::{self, LemkeError};
+use crate::body::Body;
+use glam::DVec3;
+
+/// A contact of the step: bodies a and b, the point, the unit normal from b to a, the gap
+/// (m, negative when penetrating) and the pair's friction coefficient.
+#[derive(Clone, Copy, Debug)]
+pub struct LcpContact {
+    pub a: usize,
+    pub b: usize,
+    pub point: DVec3,
+    pub normal: DVec3,
+    pub gap: f64,
+    pub friction: f64,
+}
+
+/// What the step's LCPs took.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LcpReport {
+    /// LCPs solved (one per group of contacts sharing a moving body).
+    pub problems: usize,
+    /// Their sizes summed, and the largest.
+    pub rows: usize,
+    pub largest: usize,
+    /// Lemke pivots summed.
+    pub pivots: usize,
+}
+
+/// One end of a Jacobian row: the body, its linear and angular entries (signed), and the
+/// velocity change per unit impulse `M⁻¹ Jᵀ`.
+#[derive(Clone, Copy)]
+struct End {
+    body: usize,
+    lin: DVec3,
+    ang: DVec3,
+    dv: DVec3,
+    dw: DVec3,
+}
+
+/// The two ends of the row of direction `d` at contact `c` (a's relative velocity along d).
+fn row(bodies: &[Body], c: &LcpContact, d: DVec3) -> [End; 2] {
+    let end = |i: usize, s: f64| {
+        let body = &bodies[i];
+        let lin = s * d;
+        let ang = s * (c.point - body.position).cross(d);
+        let (dv, dw) = if body.is_awake_dynamic() {
+            (lin * body.inv_mass, body.inv_inertia_world() * ang)
+        } else {
+            (DVec3::ZERO, DVec3::ZERO)
+        };
+        End {
+            body: i,
+            lin,
+            ang,
+            dv,
+            dw,
+        }
+    };
+    [end(c.a, 1.0), end(c.b, -1.0)]
+}
+
+/// `J v` of a row now.
+fn velocity(bodies: &[Body], ends: &[End; 2]) -> f64 {
+    ends.iter()
+        .map(|e| e.lin.dot(bodies[e.body].velocity) + e.ang.dot(bodies[e.body].angular_velocity))
+        .sum()
+}
+
+/// `J_i M⁻¹ J_kᵀ` of two rows.
+fn coupling(x: &[End; 2], y: &[End; 2]) -> f64 {
+    let mut s = 0.0;
+    for e in x {
+        for f in y {
+            if e.body == f.body {
+                s += e.lin.dot(f.dv) + e.ang.dot(f.dw);
+            }
+        }
+    }
+    s
+}
+
+/// The `count` unit directions of the polyhedral friction cone at normal `n` (eq. 3's `d_i`,
+/// evenly spaced in the tangent plane).
+fn directions(n: DVec3, count: usize) -> Vec<DVec3> {
+    let t1 = n.any_orthonormal_vector();
+    let t2 = n.cross(t1);
+    (0..count)
+        .map(|j| {
+            let a = std::f64::consts::TAU * j as f64 / count as f64;
+            a.cos() * t1 + a.sin() * t2
+        })
+        .collect()
+}
+
+/// Applies to the bodies' velocities (already holding `h` times the applied forces' change,
+/// i.e. `v_l + h M⁻¹ f_ext`) the impulses of the step's LCP over `contacts`, with `count`
+/// friction directions per contact and a pivot budget of `budget_per_row` times each LCP's
+/// size. The contacts are grouped by the moving bodies they share, one LCP per group.
+pub fn apply_contact_impulses(
+    bodies: &mut [Body],
+    contacts: &[LcpContact],
+    h: f64,
+    count: usize,
+    budget_per_row: usize,
+) -> Result<LcpReport, LemkeError> {
+    let mut report = LcpReport::default();
+    for group in groups(bodies, contacts) {
+        let (size, pivots) = solve_group(bodies, &group, h, count, budget_per_row)?;
+        report.problems += 1;
+        report.rows += size;
+        report.largest = report.largest.max(size);
+        report.pivots += pivots;
+    }
+    Ok(report)
+}
+
+/// The contacts in groups joined through shared moving bodies (fixed ones join nothing).
+fn groups(bodies: &[Body], contacts: &[LcpContact]) -> Vec<Vec<LcpContact>> {
+    let n = bodies.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn root(p: &mut [usize], mut i: usize) -> usize {
+        while p[i] != i {
+            p[i] = p[p[i]];
+            i = p[i];
+        }
+        i
+    }
+    let moves = |i: usize| bodies[i].is_awake_dynamic();
+    for c in contacts {
+        if moves(c.a) && moves(c.b) {
+            let (x, y) = (root(&mut parent, c.a), root(&mut parent, c.b));
+            parent[x.max(y)] = x.min(y);
+        }
+    }
+    let mut index = vec![usize::MAX; n];
+    let mut out: Vec<Vec<LcpContact>> = Vec::new();
+    for c in contacts {
+        let owner = if moves(c.a) { c.a } else { c.b };
+        let r = root(&mut parent, owner);
+        if index[r] == usize::MAX {
+            index[r] = out.len();
+            out.push(Vec::new());
+        }
+        out[index[r]].push(*c);
+    }
+    out
+}
+
+/// Builds and solves one group's LCP (z = [p_n; β; λ]) and applies its impulses; returns its
+/// size and pivots.
+fn solve_group(
+    bodies: &mut [Body],
+    contacts: &[LcpContact],
+    h: f64,
+    count: usize,
+    budget_per_row: usize,
+) -> Result<(usize, usize), LemkeError> {
+    let k = contacts.len();
+    let mut rows: Vec<[End; 2]> = Vec::with_capacity(k * (count + 1));
+    for c in contacts {
+        rows.push(row(bodies, c, c.normal));
+    }
+    for c in contacts {
+        for d in directions(c.normal, count) {
+            rows.push(row(bodies, c, d));
+        }
+    }
+    let impulses = rows.len();
+    let size = impulses + k;
+    let mut m = vec![0.0; size * size];
+    for i in 0..impulses {
+        for j in i..impulses {
+            let s = coupling(&rows[i], &rows[j]);
+            m[i * size + j] = s;
+            m[j * size + i] = s;
+        }
+    }
+    // A contact set is often degenerate (a ball on a table touching two balls: more normals
+    // than the bodies' freedoms); a diagonal of 1e-9 times the largest keeps Lemke's pivots
+    // away from exact zeros (a compliance of 1e-9 relative, far below the step's error).
+    let largest = (0..impulses).map(|i| m[i * size + i]).fold(0.0, f64::max);
+    for i in 0..impulses {
+        m[i * size + i] += 1e-9 * largest;
+    }
+    for (c, contact) in contacts.iter().enumerate() {
+        let lambda = impulses + c;
+        for j in 0..count {
+            let f = k + c * count + j;
+            // (8): λ e + Dᵀ v⁺ ≥ 0.
+            m[f * size + lambda] = 1.0;
+            // (9): μ c_n − eᵀ β ≥ 0.
+            m[lambda * size + f] = -1.0;
+        }
+        m[lambda * size + c] = contact.friction;
+    }
+    let mut q = vec![0.0; size];
+    for (i, r) in rows.iter().enumerate() {
+        q[i] = velocity(bodies, r);
+    }
+    // (7), linearized at the step's end: gap + h nᵀ v⁺ ≥ 0, divided by h. An overlap is not
+    // asked to close within the step (gap taken as 0): with it, several overlapping contacts
+    // can ask for velocities no impulse gives, and the LCP has no solution (Anitescu & Potra
+    // 1997); with gaps ≥ 0, v⁺ = 0 satisfies every row, and Lemke's method always ends.
+    for (c, contact) in contacts.iter().enumerate() {
+        q[c] += contact.gap.max(0.0) / h;
+    }
+    let solution = lemke::solve(&m, &q, budget_per_row * size)?;
+    for (r, &z) in rows.iter().zip(&solution.z) {
+        if z != 0.0 {
+            for e in r {
+                if bodies[e.body].is_awake_dynamic() {
+                    bodies[e.body].velocity += z * e.dv;
+                    bodies[e.body].angular_velocity += z * e.dw;
+                }
+            }
+        }
+    }
+    Ok((size, solution.pivots))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::directions;
+    use glam::DVec3;
+
+    #[test]
+    fn the_friction_directions_span_the_tangent_plane_evenly() {
+        let n = DVec3::new(0.3, -0.2, 0.9).normalize();
+        let d = directions(n, 8);
+        let sum: DVec3 = d.iter().copied().sum();
+        assert!(sum.length() < 1e-12);
+        for x in &d {
+            assert!(x.dot(n).abs() < 1e-12 && (x.length() - 1.0).abs() < 1e-12);
+        }
+    }
+}
