@@ -1,5 +1,18 @@
+//! Lemke's method on random contact LCPs of Stewart & Trinkle's form (§3.2): `k` contacts on a
+//! system of `dofs` freedoms, `d` friction directions each, friction 0.4, q = J v (every gap
+//! zero, as for bodies at rest: the hardest case, q on the boundary of the solvable problems).
+//! With fewer freedoms than rows the rows are dependent and the problems massively degenerate.
+//! Prints the failures (with a brute-force check of small ones: the contact LCP always has a
+//! solution) and their count, for the unrelaxed and the relaxed solve ([`lemke::solve_relaxed`],
+//! what a step uses).
+//!
+//! `cargo run --release --example lemke_probe [TRIALS] [MAX_CONTACTS]`
 use tumble::lcp::lemke;
+
 fn main() {
+    let mut args = std::env::args().skip(1).map(|a| a.parse::<usize>().ok());
+    let trials = args.next().flatten().unwrap_or(20_000);
+    let most = args.next().flatten().unwrap_or(8).max(1);
     let mut seed = 11u64;
     let mut next = || {
         seed = seed
@@ -7,10 +20,10 @@ fn main() {
             .wrapping_add(1442695040888963407);
         ((seed >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
     };
-    let (mut fails, mut total) = (0, 0);
-    for trial in 0..2000 {
-        let k = 1 + trial % 6;
-        let d = 4;
+    let (mut fails, mut relaxed_fails, mut total, mut pivots) = (0, 0, 0, 0);
+    for trial in 0..trials {
+        let k = 1 + trial % most;
+        let d = [2, 4, 8][trial / most % 3];
         let dofs = 6 * (1 + trial % 3);
         let imp = k * (1 + d);
         let size = imp + k;
@@ -52,19 +65,25 @@ fn main() {
         }
         total += 1;
         match lemke::solve(&m, &q, 50 * size) {
-            Ok(_) => {}
+            Ok(s) => pivots += s.pivots,
             Err(e) => {
                 fails += 1;
-                if size <= 14 {
-                    println!(
-                        "trial {trial} k {k} dofs {dofs}: {e}; brute force finds a solution: {}",
-                        brute(&m, &q)
-                    );
-                }
+                let brute = if size <= 16 {
+                    format!("; brute force finds a solution: {}", brute(&m, &q))
+                } else {
+                    String::new()
+                };
+                println!("trial {trial} (k {k}, d {d}, dofs {dofs}, size {size}): {e}{brute}");
             }
         }
+        if lemke::solve_relaxed(&m, &q, 1e-9, 50 * size).is_err() {
+            relaxed_fails += 1;
+        }
     }
-    println!("{fails} of {total} failed");
+    println!(
+        "{fails} of {total} failed ({relaxed_fails} relaxed); {:.1} pivots per problem",
+        pivots as f64 / (total - fails).max(1) as f64
+    );
 }
 
 /// Brute force: any complementary basis solving the LCP?

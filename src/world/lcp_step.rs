@@ -1,48 +1,89 @@
 //! `[world] method = "lcp"`: Stewart & Trinkle's time-stepping (1996, §3) in place of the
-//! event loop. Each step of length h: the applied forces' impulse, the contacts within reach
-//! of the step gathered by the broad and narrow phases, one LCP per group of contacts for the
-//! impulses that leave every gap non-negative at the step's end within the linearized friction
-//! cone ([`crate::lcp`]), then the positions advanced with the new velocities (the
-//! semi-implicit update of their eq. 6). Restitution is zero, as in the paper.
+//! event loop. Step l covers [l h, (l + 1) h] on a fixed grid, whatever the frame period. At its
+//! start: the applied forces' impulse, the contacts within reach of the step gathered by the
+//! broad and narrow phases, one LCP per group of contacts for the impulses that leave every gap
+//! non-negative at the step's end within the linearized friction cone ([`crate::lcp`]): the
+//! velocities v^{l+1} of eq. 5. Over the step the positions move with v^{l+1} (eq. 6,
+//! q^{l+1} = q^l + h v^{l+1}), so a frame that ends inside a step shows the state of that
+//! straight-line motion, exactly the scheme's own positions at the step's end, and the steps do
+//! not depend on the frame period. Restitution is zero, as in the paper.
 
 use super::{SimError, World};
 use crate::ballistic;
 use crate::lcp::{apply_contact_impulses, LcpContact};
 use crate::narrow_phase::proximity;
+use glam::DVec3;
+use rustc_hash::FxHashSet;
 
-/// Pivots allowed per row of an LCP before the step fails (Lemke's method needs about one per
-/// row on contact problems).
+/// Pivots allowed per row of an LCP before the step fails (Lemke's method takes about one per
+/// row on contact problems, a few on degenerate ones).
 const PIVOTS_PER_ROW: usize = 50;
 
+/// Most rounds of the active set's growth per step (each adds the pairs the last impulses set
+/// within reach; a cascade down a line of n bodies takes about n).
+const MAX_ROUNDS: usize = 16;
+
 impl World {
-    /// One frame (to the next multiple of the frame period, or `until`) in equal steps no
-    /// longer than `time_step`, so that frames end on their grid.
+    /// One frame (to the next multiple of the frame period, or `until`): the steps that begin
+    /// in it solve their impulses, and the positions move to the frame's end.
     pub(super) fn lcp_frame(&mut self, until: f64) -> Result<(), SimError> {
         let t0 = self.time;
         let period = self.settings.frame_period;
+        let h = self.settings.time_step;
         let k = (t0 / period * (1.0 + 1e-12)).floor() + 1.0;
         let mut t1 = (k * period).min(until);
         if until - t1 < 1e-9 * period {
             t1 = until;
         }
-        let steps = ((t1 - t0) / self.settings.time_step * (1.0 - 1e-9))
-            .ceil()
-            .max(1.0) as usize;
-        for s in 1..=steps {
-            let end = if s == steps {
+        while self.time < t1 {
+            // A step begins on its grid time (within rounding of it): eq. 5's velocities.
+            if self.time >= self.lcp_steps_begun as f64 * h - 1e-9 * h {
+                self.lcp_velocities(h)?;
+                self.lcp_steps_begun += 1;
+            }
+            let step_end = self.lcp_steps_begun as f64 * h;
+            let end = if t1 <= step_end + 1e-9 * h {
                 t1
             } else {
-                t0 + (t1 - t0) * s as f64 / steps as f64
+                step_end
             };
-            self.lcp_step(end - self.time)?;
-            self.time = end;
+            self.lcp_positions(end)?;
         }
         self.counts.frames += 1;
         Ok(())
     }
 
-    /// One time step of length `h` from the world time (every body there).
-    pub(super) fn lcp_step(&mut self, h: f64) -> Result<(), SimError> {
+    /// Eq. 6 from the world time to `end`: the positions move with the step's velocities
+    /// (fixed and kinematic bodies follow their own motion).
+    fn lcp_positions(&mut self, end: f64) -> Result<(), SimError> {
+        let dt = end - self.time;
+        let g = self.settings.gravity;
+        for b in &mut self.bodies {
+            if b.is_awake_dynamic() {
+                b.position += dt * b.velocity;
+                b.orientation = ballistic::rotate_constant(b.orientation, b.angular_velocity, dt);
+                b.refresh_bounds();
+                b.version = b.version.wrapping_add(1);
+                b.time = end;
+            } else {
+                b.advance_to(end, g);
+            }
+        }
+        if let Some(i) = self.bodies.iter().position(|b| !b.is_finite()) {
+            return Err(self.non_finite(i, end));
+        }
+        self.time = end;
+        Ok(())
+    }
+
+    /// The velocities v^{l+1} of a step of length `h` beginning at the world time: eq. 5 with
+    /// the contact impulses of the step's LCPs.
+    ///
+    /// The contacts are the paper's active set (§4): those within reach of the step at the
+    /// velocities before the impulses, then, while the impulses set other pairs moving towards
+    /// each other (a collision passed down a line of balls within one step, §4.2), the pairs
+    /// now within reach are added and the step's LCPs solved again from the same velocities.
+    fn lcp_velocities(&mut self, h: f64) -> Result<(), SimError> {
         let t = self.time;
         let g = self.settings.gravity;
         for b in &mut self.bodies {
@@ -50,14 +91,64 @@ impl World {
                 b.velocity += h * g;
             }
         }
-        // Contacts within reach of the step: gaps up to ε_c plus what the pair's speeds could
-        // close in h (Stewart & Trinkle's active set, "in danger of being violated").
+        let before: Vec<(DVec3, DVec3)> = self
+            .bodies
+            .iter()
+            .map(|b| (b.velocity, b.angular_velocity))
+            .collect();
+        let mut included = FxHashSet::default();
+        let mut contacts = Vec::new();
+        for round in 0..MAX_ROUNDS {
+            if !self.gather_lcp_contacts(h, &mut included, &mut contacts) && round > 0 {
+                break;
+            }
+            if round > 0 {
+                for (b, &(v, w)) in self.bodies.iter_mut().zip(&before) {
+                    b.velocity = v;
+                    b.angular_velocity = w;
+                }
+            }
+            let report = apply_contact_impulses(
+                &mut self.bodies,
+                &contacts,
+                h,
+                self.settings.friction_directions,
+                PIVOTS_PER_ROW,
+            )
+            .map_err(|e| SimError::Lcp {
+                time: t,
+                message: e.to_string(),
+            })?;
+            self.counts.lcp_problems += report.problems as u64;
+            self.counts.lcp_rows += report.rows as u64;
+            self.counts.lcp_largest = self.counts.lcp_largest.max(report.largest as u64);
+            self.counts.lcp_pivots += report.pivots as u64;
+        }
+        self.counts.lcp_steps += 1;
+        Ok(())
+    }
+
+    /// Adds to `contacts` the contact points of the pairs within reach of the step at the
+    /// bodies' present velocities that are not `included` yet (gaps up to ε_c plus what the
+    /// pair's speeds could close in h: "in danger of being violated", §4). Returns whether any
+    /// pair was added.
+    fn gather_lcp_contacts(
+        &mut self,
+        h: f64,
+        included: &mut FxHashSet<(usize, usize)>,
+        contacts: &mut Vec<LcpContact>,
+    ) -> bool {
+        let t = self.time;
         let pairs = self.collect_pairs(h);
         self.counts.broad_phase_pairs += pairs.len() as u64;
-        let mut contacts = Vec::new();
         let mut points = std::mem::take(&mut self.points);
+        let mut added = false;
         for (a, b) in pairs {
             let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
+            if (!ba.is_awake_dynamic() && !bb.is_awake_dynamic()) || included.contains(&(a, b)) {
+                // Two given motions (kinematic and fixed): no impulse can change them.
+                continue;
+            }
             let reach = |x: &crate::body::Body| {
                 x.velocity.length() + x.angular_velocity.length() * x.bounding_radius
             };
@@ -74,6 +165,8 @@ impl World {
             if d > margin {
                 continue;
             }
+            included.insert((a, b));
+            added = true;
             let friction = self
                 .settings
                 .materials
@@ -95,39 +188,6 @@ impl World {
             }
         }
         self.points = points;
-        let report = apply_contact_impulses(
-            &mut self.bodies,
-            &contacts,
-            h,
-            self.settings.friction_directions,
-            PIVOTS_PER_ROW,
-        )
-        .map_err(|e| SimError::Lcp {
-            time: t,
-            message: e.to_string(),
-        })?;
-        self.counts.lcp_problems += report.problems as u64;
-        self.counts.lcp_rows += report.rows as u64;
-        self.counts.lcp_largest = self.counts.lcp_largest.max(report.largest as u64);
-        self.counts.lcp_pivots += report.pivots as u64;
-        self.counts.lcp_steps += 1;
-        // Eq. 6: the positions advanced with the velocities at the step's end (fixed and
-        // kinematic bodies follow their own motion).
-        for b in &mut self.bodies {
-            if b.is_awake_dynamic() {
-                b.position += h * b.velocity;
-                b.orientation = ballistic::rotate_constant(b.orientation, b.angular_velocity, h);
-                b.refresh_bounds();
-                b.version = b.version.wrapping_add(1);
-                b.time = t + h;
-            } else {
-                b.advance_to(t + h, g);
-            }
-        }
-        if let Some(i) = self.bodies.iter().position(|b| !b.is_finite()) {
-            return Err(self.non_finite(i, t + h));
-        }
-        self.time = t + h;
-        Ok(())
+        added
     }
 }

@@ -132,6 +132,9 @@ pub struct World {
     /// Rows of [`World::simultaneous_microcollision`].
     micro_rows: Vec<collide::MicroRow>,
 
+    /// `method = "lcp"`: steps begun; step l covers [l h, (l + 1) h] ([`lcp_step`]).
+    lcp_steps_begun: u64,
+
     // What the run reports.
     counts: Counts,
     max_penetration: f64,
