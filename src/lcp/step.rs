@@ -92,9 +92,19 @@ fn coupling(x: &[End; 2], y: &[End; 2]) -> f64 {
 }
 
 /// The `count` unit directions of the polyhedral friction cone at normal `n` (eq. 3's `d_i`,
-/// evenly spaced in the tangent plane).
+/// evenly spaced in the tangent plane, the paper's choice in §4.2), the first along world x
+/// projected on the tangent plane (world y where the normal is within 45° of x). The cone is
+/// exact along its edges and cuts the circle's friction by up to cos(π / count) between them,
+/// so fixing the first edge to the world's axes makes a motion along x (a block sliding down a
+/// slope that falls along x) meet the paper's exact friction rather than an angle that depends
+/// on how the normal's arbitrary tangent was picked.
 fn directions(n: DVec3, count: usize) -> Vec<DVec3> {
-    let t1 = n.any_orthonormal_vector();
+    let axis = if n.x.abs() < std::f64::consts::FRAC_1_SQRT_2 {
+        DVec3::X
+    } else {
+        DVec3::Y
+    };
+    let t1 = (axis - axis.dot(n) * n).normalize();
     let t2 = n.cross(t1);
     (0..count)
         .map(|j| {
