@@ -15,6 +15,7 @@ pub mod batch;
 pub mod bench;
 pub mod body;
 pub mod collision_impulse;
+pub mod compare;
 pub mod event_heap;
 pub mod event_loop_allocations;
 pub mod export;
