@@ -25,6 +25,10 @@ pub struct Rates {
     pub sweeps_per_step: Option<f64>,
     /// Mean size of a step's largest island.
     pub mean_largest_island: Option<f64>,
+    /// `method = "lcp"`: LCPs per time step, their mean size (rows), Lemke pivots per LCP.
+    pub lcp_problems_per_step: Option<f64>,
+    pub lcp_rows_per_problem: Option<f64>,
+    pub lcp_pivots_per_problem: Option<f64>,
 }
 
 impl Rates {
@@ -50,6 +54,9 @@ impl Rates {
             contact_points_per_step: per(counts.resting_contacts, counts.contact_steps),
             sweeps_per_step: per(counts.contact_iterations, counts.contact_steps),
             mean_largest_island: per(counts.largest_island_sum, counts.island_steps),
+            lcp_problems_per_step: per(counts.lcp_problems, counts.lcp_steps),
+            lcp_rows_per_problem: per(counts.lcp_rows, counts.lcp_problems),
+            lcp_pivots_per_problem: per(counts.lcp_pivots, counts.lcp_problems),
         }
     }
 
@@ -87,6 +94,9 @@ impl Rates {
                 "rate mean largest island".into(),
                 opt(self.mean_largest_island),
             ),
+            ("rate LCPs/step".into(), opt(self.lcp_problems_per_step)),
+            ("rate LCP rows/LCP".into(), opt(self.lcp_rows_per_problem)),
+            ("rate pivots/LCP".into(), opt(self.lcp_pivots_per_problem)),
         ]
     }
 }
