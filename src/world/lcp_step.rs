@@ -99,7 +99,9 @@ impl World {
         let mut included = FxHashSet::default();
         let mut contacts = Vec::new();
         for round in 0..MAX_ROUNDS {
-            if !self.gather_lcp_contacts(h, &mut included, &mut contacts) && round > 0 {
+            let added = self.gather_lcp_contacts(h, &mut included, &mut contacts);
+            if (round > 0 && !added) || contacts.is_empty() {
+                // Nothing new within reach (no contact at all: the velocities stay free).
                 break;
             }
             if round > 0 {
