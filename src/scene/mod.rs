@@ -66,6 +66,23 @@ pub struct WorldSettings {
     /// Sweeps per level of the shock-propagation pass after them (0: no shock propagation;
     /// Bender & Schmitt 2006 §3.3).
     pub shock_sweeps: usize,
+    /// How a contact step restores a resting contact's shortfall below its target separation.
+    pub contact_push: ContactPush,
+}
+
+/// How a contact step pushes a resting contact that is nearer than its target separation back
+/// towards it (`[world] contact_push`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ContactPush {
+    /// By the contact rows' own bias: a separating velocity that stays. Gravity takes it back
+    /// from a body resting on a support, but nothing takes it back sideways: touching balls
+    /// on a frictionless floor drift apart. The default: a pile settles and sleeps sooner.
+    #[default]
+    Velocity,
+    /// By a push-out the bodies keep for the step only (split impulses): positions move,
+    /// velocities do not. Touching bodies stay at rest (a Newton's cradle on a floor); a
+    /// jammed pile takes more sweeps and re-solves (docs/design.md, The push-out).
+    Split,
 }
 
 /// How resting contacts are handled (`[world] resting_contact`).
@@ -96,6 +113,7 @@ impl Default for WorldSettings {
             contact_step_max: None,
             contact_sweeps: 8,
             shock_sweeps: 4,
+            contact_push: ContactPush::Velocity,
         }
     }
 }

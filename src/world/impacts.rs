@@ -123,7 +123,7 @@ impl World {
     /// Resolves the impact set that pair (a, b) starts at `t` (see the module doc): (a, b) was
     /// just measured into `self.points` and [`Self::is_impact`] holds. Appends every body whose
     /// velocity changed to `moved` (sorted, each once) and refreshes their spin bounds;
-    /// re-bounds nothing. Returns true if any impulse was applied.
+    /// re-bounds nothing. Returns true if any velocity changed (an impulse, or a push-out ended).
     pub(super) fn resolve_impacts(
         &mut self,
         a: usize,
@@ -153,6 +153,13 @@ impl World {
             let mut active_pairs = 0;
             let mut last_active = 0;
             for (k, &(x, y, from, to)) in s.pairs.iter().enumerate() {
+                // A collision acts on the bodies' own motion: their push-outs end here
+                // (`resting_contact::push_apart`; an impulse computed with them would keep them).
+                for i in [x, y] {
+                    if self.bodies[i].take_push().is_some() {
+                        moved.push(i);
+                    }
+                }
                 let fast = self.impact_speed(x, y);
                 let before = s.rows.len();
                 for p in &s.points[from..to] {
@@ -213,7 +220,7 @@ impl World {
             self.bodies[i].refresh_bounds();
         }
         self.impacts = s;
-        any
+        any || !moved.is_empty()
     }
 
     /// Adds to the set every pair that an awake dynamic body of the frontier forms with a body
