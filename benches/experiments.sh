@@ -27,37 +27,37 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# experiment | scene under scenes/experiments/ | Table 1 virtual time (s) | Impulse's slow-down
+# experiment | scene under scenes/ | Table 1 virtual time (s) | Impulse's slow-down
 # (empty for experiments Table 1 does not list: run at the scene's duration).
 rows=(
-  "dominos|dominos.toml|1.2|7.5"
-  "chain of balls|chain-of-balls.toml|2.5|1.5"
-  "coins|coins.toml|3.6|4.7"
-  "pool break|pool-break.toml|3.0|14.7"
-  "bowling a strike|bowling.toml|5.0|15.6"
-  "ball on platter|platter.toml|40|1.6"
-  "balls in dish|balls-in-dish.toml|7.8|2.8"
-  "rattleback tops|rattleback.toml|5.0|3.6"
-  "part feeding|part-feeding.toml|5.0|13.2"
-  "marbles|marbles.toml||"
-  "block on block|block-on-block.toml||"
+  "dominos|experiments/dominos.toml|1.2|7.5"
+  "chain of balls|experiments/chain-of-balls.toml|2.5|1.5"
+  "coins|experiments/coins.toml|3.6|4.7"
+  "pool break|experiments/pool-break.toml|3.0|14.7"
+  "bowling a strike|experiments/bowling.toml|5.0|15.6"
+  "ball on platter|experiments/platter.toml|40|1.6"
+  "balls in dish|machinery/dish.toml|7.8|2.8"
+  "rattleback tops|experiments/rattleback.toml|5.0|3.6"
+  "part feeding|machinery/feeder.toml|5.0|13.2"
+  "marbles|experiments/marbles.toml||"
+  "block on block|experiments/block-on-block.toml||"
 )
 
-printf '%-17s %-20s %12s %10s %10s %10s %8s\n' experiment scene "virtual (s)" "wall (s)" slow-down Impulse ratio
-printf '%-17s %-20s %12s %10s %10s %10s %8s\n' ----------------- -------------------- ------------ ---------- ---------- ---------- --------
+printf '%-17s %-31s %12s %10s %10s %10s %8s\n' experiment scene "virtual (s)" "wall (s)" slow-down Impulse ratio
+printf '%-17s %-31s %12s %10s %10s %10s %8s\n' ----------------- ------------------------------- ------------ ---------- ---------- ---------- --------
 for row in "${rows[@]}"; do
   IFS='|' read -r name scene virtual impulse <<<"$row"
-  path="scenes/experiments/$scene"
+  path="scenes/$scene"
   shown=-
   [ -n "$virtual" ] && printf -v shown '%g' "$virtual"
   if [ ! -f "$path" ]; then
-    printf '%-17s %-20s %12s %10s %10s %10s %8s\n' "$name" "$scene" "$shown" missing - "${impulse:--}" -
+    printf '%-17s %-31s %12s %10s %10s %10s %8s\n' "$name" "$scene" "$shown" missing - "${impulse:--}" -
     continue
   fi
   args=(bench "$path" --backend cpu --json "$work/report.json" "${extra[@]}")
   [ -n "$virtual" ] && args+=(--duration "$virtual")
   if ! "$tumble" "${args[@]}" >"$work/out.txt" 2>&1; then
-    printf '%-17s %-20s %12s %10s %10s %10s %8s\n' "$name" "$scene" "$shown" failed - "${impulse:--}" -
+    printf '%-17s %-31s %12s %10s %10s %10s %8s\n' "$name" "$scene" "$shown" failed - "${impulse:--}" -
     tail -3 "$work/out.txt" >&2
     continue
   fi
@@ -71,6 +71,6 @@ if impulse:
     ratio = "%.4f" % (slow / float(impulse))
 else:
     impulse, ratio = "-", "-"
-print("%-17s %-20s %12g %10.3f %10.4f %10s %8s" % (name, scene, virtual, wall, slow, impulse, ratio))
+print("%-17s %-31s %12g %10.3f %10.4f %10s %8s" % (name, scene, virtual, wall, slow, impulse, ratio))
 PY
 done

@@ -106,9 +106,61 @@ pub struct Body {
     /// A kinematic body's prescribed motion: its pose and velocities at any time come from the
     /// path (exact); `None` for constant velocities.
     pub path: Option<Arc<KinematicPath>>,
+    /// The contact step's push-out over the present step (split impulses): the velocity and
+    /// the world angular momentum it added, which the body flies with until the step's end
+    /// and which are taken off there, so a push moves positions without leaving velocity.
+    pub push: Push,
+}
+
+/// A push-out carried over one contact step: see [`Body::add_push`] and [`Body::end_push`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Push {
+    /// Centre-of-mass velocity added (m/s).
+    pub velocity: DVec3,
+    /// World angular momentum added (kg m²/s): what torque-free flight keeps, so taking it
+    /// off at the step's end removes exactly the spin the push gave, however the body turned.
+    pub momentum: DVec3,
 }
 
 impl Body {
+    /// Adds a push-out velocity change (`dv`, `dw`) that [`Body::end_push`] takes back.
+    pub fn add_push(&mut self, dv: DVec3, dw: DVec3) {
+        self.velocity += dv;
+        self.angular_velocity += dw;
+        self.push.velocity += dv;
+        let r = DMat3::from_quat(self.orientation);
+        let inertia = r * DMat3::from_diagonal(self.inertia) * r.transpose();
+        self.push.momentum += inertia * dw;
+    }
+
+    /// Takes off the push-outs added since the last step's end, and returns the velocity and
+    /// angular velocity they made up now (`None`: there were none).
+    pub fn take_push(&mut self) -> Option<(DVec3, DVec3)> {
+        if self.push == Push::default() {
+            return None;
+        }
+        let dv = self.push.velocity;
+        let dw = if self.is_awake_dynamic() {
+            self.inv_inertia_world() * self.push.momentum
+        } else {
+            DVec3::ZERO
+        };
+        self.velocity -= dv;
+        self.angular_velocity -= dw;
+        self.push = Push::default();
+        Some((dv, dw))
+    }
+
+    /// Takes off the step's push-outs at its end: returns true if there were any (the body's
+    /// trajectory changed).
+    pub fn end_push(&mut self) -> bool {
+        let any = self.take_push().is_some();
+        if any {
+            self.refresh_bounds();
+        }
+        any
+    }
+
     /// True for dynamic bodies, asleep or not.
     pub fn is_dynamic(&self) -> bool {
         self.motion == Motion::Dynamic
@@ -336,6 +388,7 @@ pub struct BodyHot {
     asleep: bool,
     rest_anchor: (DVec3, DQuat, f64),
     supported_at: f64,
+    push: Push,
 }
 
 impl Body {
@@ -352,6 +405,7 @@ impl Body {
             asleep: self.asleep,
             rest_anchor: self.rest_anchor,
             supported_at: self.supported_at,
+            push: self.push,
         }
     }
 
@@ -368,7 +422,9 @@ impl Body {
             asleep,
             rest_anchor,
             supported_at,
+            push,
         } = *hot;
+        self.push = push;
         self.time = time;
         self.position = position;
         self.orientation = orientation;

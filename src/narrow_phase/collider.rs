@@ -174,6 +174,20 @@ impl Collider {
         self.rolling_radius
     }
 
+    /// Where a rolling contact is on this body: for a body point `p` (body frame) on the
+    /// surface of a ball or a capsule part, that part's core point nearest `p` and its radius
+    /// (the contact then lies at the core point plus the radius along the normal, wherever the
+    /// body rolled); `None` if `p` is not within a tenth of a radius of such a surface.
+    pub fn rolling_core(&self, p: DVec3) -> Option<(DVec3, f64)> {
+        self.parts
+            .iter()
+            .filter_map(|part| part.core_point(p))
+            .map(|(c, r)| ((p - c).length() - r, c, r))
+            .filter(|&(off, _, r)| off.abs() <= 0.1 * r)
+            .min_by(|x, y| x.0.abs().total_cmp(&y.0.abs()))
+            .map(|(_, c, r)| (c, r))
+    }
+
     /// World axis-aligned bounding box `(min, max)` at `pose` (infinite components for a plane).
     /// Exact (the smallest box) for every convex part.
     pub fn aabb(&self, pose: &Pose) -> (DVec3, DVec3) {

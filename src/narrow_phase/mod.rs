@@ -58,6 +58,7 @@
 mod ball_ball;
 mod ball_box;
 mod box_box;
+mod box_face;
 mod collider;
 mod contact;
 mod convex_convex;

@@ -247,6 +247,25 @@ impl Part {
         }
     }
 
+    /// For a ball or a capsule (a core point or segment dilated by a radius): the core's point
+    /// nearest `p` (body frame) and the radius; `None` for other parts.
+    pub(super) fn core_point(&self, p: DVec3) -> Option<(DVec3, f64)> {
+        match &self.geom {
+            Geom::Ball { center, radius } => Some((*center, *radius)),
+            Geom::Capsule { a, b, radius } => {
+                let ab = *b - *a;
+                let len_sq = ab.length_squared();
+                let s = if len_sq > 0.0 {
+                    ((p - *a).dot(ab) / len_sq).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                };
+                Some((*a + ab * s, *radius))
+            }
+            _ => None,
+        }
+    }
+
     /// Support function of the part in the body frame, `max_{x ∈ part} u · x`.
     pub(super) fn support(&self, u: DVec3) -> f64 {
         match &self.geom {

@@ -5,6 +5,7 @@
 use super::ball_ball::ball_ball;
 use super::ball_box::ball_box;
 use super::box_box::{box_box, WorldBox};
+use super::box_face::box_face;
 use super::collider::{Collider, Pose};
 use super::contact::{reduce_manifold, ContactPoint, DUPLICATE, TIE};
 use super::convex_convex::parry_pair;
@@ -230,6 +231,22 @@ fn part_part(
             let (a, b) = (world(ca, qa, ha, pose_a), world(cb, qb, hb, pose_b));
             return box_box(&a, &b, margin, TIE * radii, DUPLICATE * radii, out)
                 .unwrap_or_else(|| parry_pair(pa, pose_a, pb, pose_b, margin, out));
+        }
+        (_, Geom::Box { .. }) => {
+            return box_face(pb, pose_b, pa, pose_a, margin, out)
+                .unwrap_or_else(|| parry_pair(pa, pose_a, pb, pose_b, margin, out));
+        }
+        (Geom::Box { .. }, _) => {
+            let start = out.len();
+            return match box_face(pa, pose_a, pb, pose_b, margin, out) {
+                Some(cp) => {
+                    for p in &mut out[start..] {
+                        p.normal = -p.normal;
+                    }
+                    cp.flipped()
+                }
+                None => parry_pair(pa, pose_a, pb, pose_b, margin, out),
+            };
         }
         _ => return parry_pair(pa, pose_a, pb, pose_b, margin, out),
     };

@@ -48,12 +48,15 @@
 //! - `split`: the two halves a large step is swept in on two threads;
 //! - `sweep`: the projected Gauss–Seidel sweeps and when they stop;
 //! - `shock`: the shock-propagation levels swept after them;
+//! - `push_apart`: the push-out of contacts nearer than the target, as velocities the bodies
+//!   keep for the step only (split impulses);
 //! - `warm_start`: the previous step's impulses, kept and reapplied;
 //! - `partner`: the second thread that sweeps half 1.
 
 mod partner;
 mod patch;
 mod prediction;
+mod push_apart;
 mod shock;
 mod slots;
 mod solver;
@@ -136,6 +139,9 @@ pub struct StepSettings {
     /// Fraction of a contact's shortfall below the target restored over the step (see
     /// `bias`).
     pub push_out: f64,
+    /// Restore the shortfall by a push-out the bodies keep for the step only (split impulses,
+    /// see `push_apart`); otherwise by the contact rows' own bias, as a velocity that stays.
+    pub split_push: bool,
     /// Sweeps per level of the shock-propagation pass after the Gauss–Seidel sweeps (0: none;
     /// see `Solver::shock_propagation`).
     pub shock_iterations: usize,
@@ -152,4 +158,6 @@ pub struct StepReport {
     pub iterations: usize,
     /// Largest change of a predicted end position in the last sweep (m).
     pub residual: f64,
+    /// Sweeps of the push-out (0: no contact was nearer than the target).
+    pub push_sweeps: usize,
 }

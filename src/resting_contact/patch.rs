@@ -2,7 +2,7 @@
 //! [`Patch`] per pair, how [`Solver::add_patch`] builds them from the pair's contacts, and how an
 //! impulse on each is applied to the two bodies' velocities.
 
-use super::prediction::{bias, relative_acceleration};
+use super::prediction::{bias, push_bias, relative_acceleration};
 use super::slots::Vel;
 use super::warm_start::tracked;
 use super::{RestingContact, Solver, StepSettings};
@@ -18,6 +18,8 @@ pub(super) struct Row {
     pub(super) normal: DVec3,
     /// Required minimum of the step-mean normal velocity (m/s).
     pub(super) bias: f64,
+    /// Required minimum of the step-mean normal push-out velocity (m/s; see `push_apart`).
+    pub(super) push: f64,
     /// Step-mean normal velocity the bodies' accelerations add: n·½·h·a (m/s).
     pub(super) drift: f64,
     /// n·K·n: the row's inverse effective mass.
@@ -187,11 +189,20 @@ impl Solver {
             }
             let inverse = |k: f64| if k > 1e-300 { 1.0 / k } else { 0.0 };
             let acc = relative_acceleration(ba, bb, ra, rb, n, settings.gravity, h);
+            let shortfall = push_bias(c.separation, settings.target, settings.push_out, h);
             self.rows.push(Row {
                 ra,
                 rb,
                 normal: n,
-                bias: bias(c.separation, settings.target, settings.push_out, h),
+                // With split push-outs the row only stops a near contact from closing; the
+                // push-out restores its shortfall (`push_apart`). Otherwise the row's own bias
+                // does, as a velocity that stays.
+                bias: if settings.split_push {
+                    bias(c.separation, settings.target, h)
+                } else {
+                    bias(c.separation, settings.target, h) + shortfall
+                },
+                push: if settings.split_push { shortfall } else { 0.0 },
                 drift: 0.5 * h * acc.dot(n),
                 k_nn,
                 inv_k_nn: 1.0 / k_nn,

@@ -9,15 +9,21 @@ use glam::DVec3;
 
 /// Least step-mean normal velocity for a contact at separation `d0` (eq. 8 with a target): a
 /// contact farther than the target may close to it over the step; one nearer may not close at
-/// all and is pushed back the fraction `push_out` of the way. Pushing all the way at every step
-/// (as eq. 8 does) can ask more of a jammed pile than its other contacts allow, and
-/// Gauss–Seidel then trades one violated contact for another instead of converging.
-pub(super) fn bias(d0: f64, target: f64, push_out: f64, h: f64) -> f64 {
-    if d0 >= target {
-        (target - d0) / h
-    } else {
-        push_out * (target - d0) / h
-    }
+/// all. Its shortfall is restored by the push-out ([`push_bias`]), which moves the bodies
+/// without leaving them the velocity (split impulses): a velocity bias would stay as a
+/// separating speed wherever nothing pulls the bodies back (touching balls on a frictionless
+/// floor fly apart for good).
+pub(super) fn bias(d0: f64, target: f64, h: f64) -> f64 {
+    ((target - d0) / h).min(0.0)
+}
+
+/// Least step-mean normal push-out velocity for a contact at separation `d0`: one nearer than
+/// the target is pushed back the fraction `push_out` of the way over the step, others not at
+/// all. Pushing all the way at every step (as eq. 8 does) can ask more of a jammed pile than
+/// its other contacts allow, and Gauss–Seidel then trades one violated contact for another
+/// instead of converging.
+pub(super) fn push_bias(d0: f64, target: f64, push_out: f64, h: f64) -> f64 {
+    (push_out * (target - d0) / h).max(0.0)
 }
 
 /// Relative acceleration of the two body points of a contact over a step: gravity, and the part

@@ -50,6 +50,13 @@ pub struct Solver {
     pub(super) queue: Vec<u32>,
     pub(super) by_level: Vec<(u32, u32)>,
     pub(super) one_sided: Vec<OneSided>,
+    /// The push-out's velocities by moving slot, and its impulses by row (`push_apart`).
+    pub(super) pushes: Vec<Vel>,
+    pub(super) push_impulses: Vec<f64>,
+    /// The push-out's tangential and twisting impulses by patch.
+    pub(super) push_friction: Vec<(glam::DVec3, f64)>,
+    /// The push-outs the step's bodies carried in, by body (`push_apart`).
+    pub(super) carried: Vec<(usize, Vel)>,
 }
 
 impl Solver {
@@ -68,6 +75,7 @@ impl Solver {
         mut pushed: impl FnMut(&ContactImpulse),
     ) -> StepReport {
         let h = settings.h;
+        self.take_pushes(bodies, contacts);
         self.rows.clear();
         self.patches.clear();
         let mut k = 0;
@@ -127,11 +135,12 @@ impl Solver {
         if shock {
             self.shock_levels();
         }
-        let report = self.sweep_parts(&split, settings, shock);
+        let mut report = self.sweep_parts(&split, settings, shock);
         for (i, v) in self.moving_bodies.iter().zip(&self.moving) {
             bodies[*i].velocity = v.v;
             bodies[*i].angular_velocity = v.w;
         }
+        report.push_sweeps = self.push_apart(bodies, settings);
         for patch in &self.patches {
             let rows = &self.rows[patch.first..patch.first + patch.count];
             // The patch's friction acts at the centroid; each pushing row is reported with

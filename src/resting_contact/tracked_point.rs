@@ -59,14 +59,38 @@ impl TrackedPoint {
     /// over a curved surface by its radius per radian of roll); polytopes roll about vertices
     /// and edges, which the tracked points follow exactly, so theirs is 0.
     pub fn now(&self, a: &Body, b: &Body) -> (ContactPoint, f64) {
-        let on_a = a.position + a.orientation * self.on_a;
-        let on_b = b.position + b.orientation * self.on_b;
-        let normal = b.orientation * self.normal;
+        let mut on_a = a.position + a.orientation * self.on_a;
+        let mut on_b = b.position + b.orientation * self.on_b;
+        let (normal_a, normal_b) = (
+            a.orientation * self.normal_on_a,
+            b.orientation * self.normal,
+        );
         let then = self.on_b + self.separation * self.normal;
         let slid = (b.orientation.inverse() * (on_a - b.position) - then).length();
-        let turn = normal.cross(a.orientation * self.normal_on_a).length();
+        let turn = normal_b.cross(normal_a).length();
         let rolled = turn * (a.collider.rolling_radius() + b.collider.rolling_radius());
         let moved = slid.max(rolled);
+        // A ball or capsule rolls its material point away from the contact, and a normal
+        // carried on it tilts with the roll: the tilted, off-centre support's torque then
+        // drives the roll on (a capsule at rest spun up to 5 rad/s). Its contact is instead
+        // re-derived from its core, and the normal is carried on a flat partner or runs
+        // between two cores.
+        let core = |body: &Body, local: DVec3| {
+            let (c, r) = body.collider.rolling_core(local)?;
+            Some((body.position + body.orientation * c, r))
+        };
+        let (core_a, core_b) = (core(a, self.on_a), core(b, self.on_b));
+        let normal = match (core_a, core_b) {
+            (Some((ca, _)), Some((cb, _))) => (ca - cb).normalize_or(normal_b),
+            (None, Some(_)) if a.collider.rolling_radius() == 0.0 => normal_a,
+            _ => normal_b,
+        };
+        if let Some((ca, r)) = core_a {
+            on_a = ca - r * normal;
+        }
+        if let Some((cb, r)) = core_b {
+            on_b = cb + r * normal;
+        }
         let point = ContactPoint {
             position: 0.5 * (on_a + on_b),
             separation: normal.dot(on_a - on_b),

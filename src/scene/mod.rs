@@ -71,6 +71,8 @@ pub struct WorldSettings {
     /// `method = "lcp"`: the time step h (s), and the friction cone's directions.
     pub time_step: f64,
     pub friction_directions: usize,
+    /// How a contact step restores a resting contact's shortfall below its target separation.
+    pub contact_push: ContactPush,
 }
 
 /// How the world advances (`[world] method`).
@@ -81,6 +83,21 @@ pub enum Method {
     Event,
     /// Stewart & Trinkle 1996's implicit time-stepping with an LCP per step.
     Lcp,
+}
+
+/// How a contact step pushes a resting contact that is nearer than its target separation back
+/// towards it (`[world] contact_push`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ContactPush {
+    /// By the contact rows' own bias: a separating velocity that stays. Gravity takes it back
+    /// from a body resting on a support, but nothing takes it back sideways: touching balls
+    /// on a frictionless floor drift apart. The default: a pile settles and sleeps sooner.
+    #[default]
+    Velocity,
+    /// By a push-out the bodies keep for the step only (split impulses): positions move,
+    /// velocities do not. Touching bodies stay at rest (a Newton's cradle on a floor); a
+    /// jammed pile takes more sweeps and re-solves (docs/design.md, The push-out).
+    Split,
 }
 
 /// How resting contacts are handled (`[world] resting_contact`).
@@ -114,6 +131,7 @@ impl Default for WorldSettings {
             method: Method::Event,
             time_step: 0.01,
             friction_directions: 8,
+            contact_push: ContactPush::Velocity,
         }
     }
 }

@@ -16,7 +16,7 @@ use super::bodies::{parse_body, BodyCtx};
 use super::joints::parse_joints;
 use super::lattice::parse_lattice;
 use super::table::{Span, Src, Tab};
-use super::{BodySpec, Method, RestingContactMode, Scene, SceneError, WorldSettings};
+use super::{BodySpec, ContactPush, Method, RestingContactMode, Scene, SceneError, WorldSettings};
 use crate::material::{Material, MaterialPair};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -129,6 +129,7 @@ fn parse_world(root: &Tab) -> Result<WorldSettings, SceneError> {
         "method",
         "time_step",
         "friction_directions",
+        "contact_push",
     ])?;
     if let Some((g, _)) = t.vec3("gravity")? {
         w.gravity = g;
@@ -160,6 +161,18 @@ fn parse_world(root: &Tab) -> Result<WorldSettings, SceneError> {
                 &span,
                 "resting_contact",
                 &format!("must be \"constraints\" or \"microcollisions\" (got \"{other}\")"),
+            ))
+        }
+    }
+    match t.string("contact_push")? {
+        None => {}
+        Some(("velocity", _)) => w.contact_push = ContactPush::Velocity,
+        Some(("split", _)) => w.contact_push = ContactPush::Split,
+        Some((other, span)) => {
+            return Err(t.value_error(
+                &span,
+                "contact_push",
+                &format!("must be \"velocity\" or \"split\" (got \"{other}\")"),
             ))
         }
     }

@@ -191,6 +191,7 @@ impl World {
                 asleep: false,
                 rest_anchor: (DVec3::ZERO, DQuat::IDENTITY, 0.0),
                 supported_at: f64::NEG_INFINITY,
+                push: Default::default(),
                 path,
             };
             if let Some(path) = &body.path {

@@ -267,6 +267,7 @@ impl World {
             tolerance: tolerance * self.settings.epsilon,
             max_iterations,
             push_out,
+            split_push: self.settings.split_push,
             shock_iterations: 0,
             stall_window: 0,
         }

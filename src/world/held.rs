@@ -459,7 +459,14 @@ impl World {
     /// Held pair (a, b) at `t` by the event machinery's own collision rule alone
     /// ([`Self::resolve_contacts`] within `band`), then re-bounded; true if any impulse.
     fn collide_alone(&mut self, a: usize, b: usize, band: f64, t: f64) -> bool {
-        let any = self.resolve_contacts(a, b, band);
+        // A collision acts on the bodies' own motion: their push-outs end here.
+        let mut any = false;
+        for i in [a, b] {
+            if self.bodies[i].end_push() {
+                any = true;
+            }
+        }
+        let any = self.resolve_contacts(a, b, band) || any;
         if any {
             self.rebound_after_collision(a, b, t, &[]);
         }

@@ -2,7 +2,9 @@
 //!
 //! A fast impact of a popped pair at `t` is the start of an *impact set*: every pair of the
 //! bodies involved whose gap at `t` is within its contact band (ε_c, or the held band) is in
-//! contact at that instant, as the event loop would find it within the same instant. The set's
+//! contact at that instant, as the event loop would find it within the same instant; of the
+//! popped pair, every point within ε_c is (a held pair is popped at its held band, but its
+//! other points within ε_c are touching too: a rod slapping down on its pivot end). The set's
 //! impulses are found in rounds:
 //!
 //! - a round takes the contact points approaching at least as fast as a collision (the resting
@@ -123,7 +125,7 @@ impl World {
     /// Resolves the impact set that pair (a, b) starts at `t` (see the module doc): (a, b) was
     /// just measured into `self.points` and [`Self::is_impact`] holds. Appends every body whose
     /// velocity changed to `moved` (sorted, each once) and refreshes their spin bounds;
-    /// re-bounds nothing. Returns true if any impulse was applied.
+    /// re-bounds nothing. Returns true if any velocity changed (an impulse, or a push-out ended).
     pub(super) fn resolve_impacts(
         &mut self,
         a: usize,
@@ -137,8 +139,12 @@ impl World {
         s.points.clear();
         s.gathered.clear();
         s.frontier.clear();
-        // The popped pair's points, then its bodies' neighbours in contact.
-        let band = self.band(a, b);
+        // The popped pair's points, then its bodies' neighbours in contact. A held pair is
+        // popped within its held band, but every point within the contact band ε_c is in
+        // contact at this instant: the pivot end of a rod slapping down (a few µm short of the
+        // held band) must take its share of the impact, friction included, not be left to a
+        // re-solve after it (the rod then kept twice its speed).
+        let band = self.band(a, b).max(self.settings.epsilon);
         let from = s.points.len();
         s.points
             .extend(self.points.iter().filter(|p| p.separation <= band).copied());
@@ -153,6 +159,13 @@ impl World {
             let mut active_pairs = 0;
             let mut last_active = 0;
             for (k, &(x, y, from, to)) in s.pairs.iter().enumerate() {
+                // A collision acts on the bodies' own motion: their push-outs end here
+                // (`resting_contact::push_apart`; an impulse computed with them would keep them).
+                for i in [x, y] {
+                    if self.bodies[i].take_push().is_some() {
+                        moved.push(i);
+                    }
+                }
                 let fast = self.impact_speed(x, y);
                 let before = s.rows.len();
                 for p in &s.points[from..to] {
@@ -184,10 +197,20 @@ impl World {
             if active_pairs == 1 {
                 // An isolated collision: Mirtich & Canny's integration of eq. 9.
                 let (x, y, from, to) = s.pairs[last_active];
-                self.points.clear();
-                self.points.extend_from_slice(&s.points[from..to]);
-                let band = self.band(x, y);
-                if !self.resolve_contacts(x, y, band) {
+                // The pair's points within its band, and those beyond it (within ε_c) that
+                // approach as fast as an impact: a held pair's slow points out there are
+                // resting contacts, left to the contact step (as microcollisions they would
+                // chatter), but a fast one is part of this impact.
+                let (band, fast) = (self.band(x, y), self.impact_speed(x, y));
+                let mut points = std::mem::take(&mut self.points);
+                points.clear();
+                points.extend(
+                    s.points[from..to]
+                        .iter()
+                        .filter(|p| p.separation <= band || -self.normal_speed(x, y, p) >= fast),
+                );
+                self.points = points;
+                if !self.resolve_contacts(x, y, band.max(self.settings.epsilon)) {
                     break;
                 }
             } else {
@@ -213,7 +236,7 @@ impl World {
             self.bodies[i].refresh_bounds();
         }
         self.impacts = s;
-        any
+        any || !moved.is_empty()
     }
 
     /// Adds to the set every pair that an awake dynamic body of the frontier forms with a body

@@ -289,6 +289,10 @@ impl World {
     fn sync_bodies(&mut self, t1: f64) -> Result<(), SimError> {
         for i in 0..self.bodies.len() {
             self.bodies[i].advance_to(t1, self.settings.gravity);
+            // The step's push-outs end with it (`resting_contact::push_apart`).
+            if self.bodies[i].end_push() {
+                self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
+            }
             if !self.bodies[i].is_finite() {
                 return Err(self.non_finite(i, t1));
             }

@@ -33,6 +33,8 @@ pub(super) struct Settings {
     /// Most Gauss–Seidel sweeps per contact step, and shock-propagation sweeps per level.
     pub(super) contact_sweeps: usize,
     pub(super) shock_sweeps: usize,
+    /// `[world] contact_push = "split"`: shortfalls restored by push-outs kept for the step only.
+    pub(super) split_push: bool,
     /// Whether a step's event loop may run on threads, one group of islands each.
     pub(super) parallel_islands: bool,
     /// Scale of the margin by which an island's limits exceed its bodies' swept boxes.
@@ -73,6 +75,7 @@ impl Settings {
             ),
             contact_sweeps: world.contact_sweeps,
             shock_sweeps: world.shock_sweeps,
+            split_push: world.contact_push == crate::scene::ContactPush::Split,
             parallel_islands: true,
             island_margin: 1.0,
             record_events: false,

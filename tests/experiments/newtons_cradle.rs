@@ -103,10 +103,9 @@ fn newtons_cradle_sends_off_exactly_one_ball() {
 }
 
 /// On a floor the touching balls are resting contacts, and the contact step pushes each pair
-/// from its 1 µm gap towards its target separation of ε_c/2 and leaves them the separating
-/// velocity: the line spreads at up to 0.39 m/s before the striker arrives.
+/// from its 1 µm gap towards its target separation of ε_c/2: by a push-out that must leave
+/// the line at rest (a velocity bias would spread it, at up to 0.39 m/s).
 #[test]
-#[ignore = "defect: the contact step pushes touching balls apart (line spreads at 0.39 m/s)"]
 fn newtons_cradle_on_a_frictionless_floor_sends_off_exactly_one_ball() {
     let (worst, before) = cradle(
         "scenes/experiments/newtons-cradle-floor.toml",
