@@ -319,6 +319,20 @@ fn bad_method_keys_are_refused_with_file_line_and_key() {
             &["friction_directions", "integer"][..],
         ),
     ];
+    // Joints under the LCP method, which would ignore them.
+    let text = "[world]\nmethod = \"lcp\"\n\n[[bodies]]\nname = \"ball\"\nshape = { type = \"sphere\", radius = 0.1 }\nmass = 1.0\n\n[[joints]]\ntype = \"ball\"\nbodies = [\"ball\", \"world\"]\nanchor = [0.0, 0.0, 1.0]\n";
+    match scene::parse(text, Path::new("scenes/bad.toml")) {
+        Ok(_) => panic!("a jointed scene was accepted with method = \"lcp\""),
+        Err(e) => {
+            eprintln!("joints with method = \"lcp\" -> {}", e.message);
+            assert!(
+                e.message.starts_with("scenes/bad.toml:2:10: "),
+                "{}",
+                e.message
+            );
+            assert!(e.message.contains("joints"), "{}", e.message);
+        }
+    }
     for (world, at, parts) in cases {
         let m = scene_error(world);
         eprintln!("{world:?} -> {m}");

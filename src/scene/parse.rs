@@ -96,6 +96,19 @@ pub(super) fn scene(text: &str, source: &Path) -> Result<Scene, SceneError> {
 
     let batch = parse_batch(&root, &bodies)?;
     let joints = parse_joints(&root, &bodies)?;
+    if world.method == Method::Lcp && !joints.is_empty() {
+        // The LCP method's steps hold contacts only: joints would be ignored, silently.
+        if let Some(t) = root.sub_table("world", "world".to_string(), String::new())? {
+            if let Some((_, span)) = t.string("method")? {
+                return Err(t.value_error(
+                    &span,
+                    "method",
+                    "\"lcp\" does not hold joints, and this scene has [[joints]] \
+                     (use method = \"event\")",
+                ));
+            }
+        }
+    }
     Ok(Scene {
         source: source.to_path_buf(),
         world,
