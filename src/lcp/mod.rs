@@ -6,4 +6,4 @@ pub mod lemke;
 pub mod step;
 
 pub use lemke::{LcpSolution, LemkeError};
-pub use step::{apply_contact_impulses, LcpContact, LcpReport};
+pub use step::{apply_contact_impulses, LcpContact, LcpImpulse, LcpReport};

@@ -124,10 +124,12 @@ pub fn apply_contact_impulses(
     h: f64,
     count: usize,
     budget_per_row: usize,
+    impulses: &mut Vec<LcpImpulse>,
 ) -> Result<LcpReport, LemkeError> {
     let mut report = LcpReport::default();
+    impulses.clear();
     for group in groups(bodies, contacts) {
-        let (size, pivots) = solve_group(bodies, &group, h, count, budget_per_row)?;
+        let (size, pivots) = solve_group(bodies, &group, h, count, budget_per_row, impulses)?;
         report.problems += 1;
         report.rows += size;
         report.largest = report.largest.max(size);
@@ -162,14 +164,26 @@ fn groups(bodies: &[Body], contacts: &[LcpContact]) -> Vec<Vec<LcpContact>> {
     out
 }
 
-/// Builds and solves one group's LCP (z = [p_n; β; λ]) and applies its impulses; returns its
-/// size and pivots.
+/// A contact's impulses over a step: normal `p_n` and the friction impulse `D β` (on a).
+#[derive(Clone, Copy, Debug)]
+pub struct LcpImpulse {
+    /// The contact.
+    pub contact: LcpContact,
+    /// Normal impulse p_n = h c_n (N·s).
+    pub normal: f64,
+    /// Friction impulse D β (N·s, in the tangent plane).
+    pub friction: DVec3,
+}
+
+/// Builds and solves one group's LCP (z = [p_n; β; λ]) and applies its impulses, appending the
+/// contacts' impulses that are not zero to `impulses`; returns its size and pivots.
 fn solve_group(
     bodies: &mut [Body],
     contacts: &[LcpContact],
     h: f64,
     count: usize,
     budget_per_row: usize,
+    impulses: &mut Vec<LcpImpulse>,
 ) -> Result<(usize, usize), LemkeError> {
     let k = contacts.len();
     let mut rows: Vec<[End; 2]> = Vec::with_capacity(k * (count + 1));
@@ -181,11 +195,11 @@ fn solve_group(
             rows.push(row(bodies, c, d));
         }
     }
-    let impulses = rows.len();
-    let size = impulses + k;
+    let rows_len = rows.len();
+    let size = rows_len + k;
     let mut m = vec![0.0; size * size];
-    for i in 0..impulses {
-        for j in i..impulses {
+    for i in 0..rows_len {
+        for j in i..rows_len {
             let s = coupling(&rows[i], &rows[j]);
             m[i * size + j] = s;
             m[j * size + i] = s;
@@ -198,7 +212,7 @@ fn solve_group(
     // (on funnel-250's box piles with ε = 10⁻⁹ this ended runs on false rays). The solver
     // recognises the zeros instead ([`lemke`]).
     for (c, contact) in contacts.iter().enumerate() {
-        let lambda = impulses + c;
+        let lambda = rows_len + c;
         for j in 0..count {
             let f = k + c * count + j;
             // (8): λ e + Dᵀ v⁺ ≥ 0.
@@ -228,6 +242,21 @@ fn solve_group(
                     bodies[e.body].angular_velocity += z * e.dw;
                 }
             }
+        }
+    }
+    for (c, contact) in contacts.iter().enumerate() {
+        let friction: DVec3 = directions(contact.normal, count)
+            .into_iter()
+            .enumerate()
+            .map(|(j, d)| solution.z[k + c * count + j] * d)
+            .sum();
+        let normal = solution.z[c];
+        if normal != 0.0 || friction != DVec3::ZERO {
+            impulses.push(LcpImpulse {
+                contact: *contact,
+                normal,
+                friction,
+            });
         }
     }
     Ok((size, solution.pivots))

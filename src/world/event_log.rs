@@ -18,6 +18,9 @@ pub enum EventKind {
     Resting,
     /// A held pair's local re-solve within a contact step.
     ReSolve,
+    /// `method = "lcp"`: a contact's impulse over a time step, from the step's LCP (Stewart &
+    /// Trinkle 1996, eq. 5).
+    Lcp,
 }
 
 impl EventKind {
@@ -28,6 +31,7 @@ impl EventKind {
             EventKind::Microcollision => "microcollision",
             EventKind::Resting => "resting",
             EventKind::ReSolve => "re-solve",
+            EventKind::Lcp => "lcp",
         }
     }
 }

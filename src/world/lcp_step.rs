@@ -8,7 +8,7 @@
 //! straight-line motion, exactly the scheme's own positions at the step's end, and the steps do
 //! not depend on the frame period. Restitution is zero, as in the paper.
 
-use super::{SimError, World};
+use super::{EventKind, SimError, World};
 use crate::ballistic;
 use crate::lcp::{apply_contact_impulses, LcpContact};
 use crate::narrow_phase::proximity;
@@ -98,6 +98,7 @@ impl World {
             .collect();
         let mut included = FxHashSet::default();
         let mut contacts = Vec::new();
+        let mut impulses = Vec::new();
         for round in 0..MAX_ROUNDS {
             let added = self.gather_lcp_contacts(h, &mut included, &mut contacts);
             if (round > 0 && !added) || contacts.is_empty() {
@@ -116,6 +117,7 @@ impl World {
                 h,
                 self.settings.friction_directions,
                 PIVOTS_PER_ROW,
+                &mut impulses,
             )
             .map_err(|e| SimError::Lcp {
                 time: t,
@@ -127,6 +129,17 @@ impl World {
             self.counts.lcp_pivots += report.pivots as u64;
         }
         self.counts.lcp_steps += 1;
+        if self.settings.record_events {
+            // The last round's impulses (the earlier ones were taken back), each with the
+            // contact's normal velocity before the step's impulses, gravity's included.
+            for i in &impulses {
+                let c = &i.contact;
+                let saved = |k: usize| before.get(k).copied();
+                let vn = self.normal_velocity_saved(saved, (c.a, c.b), c.point, c.normal);
+                let j = (i.normal, i.friction.length());
+                self.push_event(EventKind::Lcp, (c.a, c.b), c.point, c.normal, j, vn);
+            }
+        }
         Ok(())
     }
 
