@@ -374,14 +374,15 @@ pub fn push_arrow(
 /// The flat colour of each kind of contact arrow (linear rgba, unlit), in the order of
 /// [`ARROW_KINDS`].
 pub fn arrow_colour(kind: usize) -> [f32; 4] {
-    let srgb: [[u8; 3]; 4] = [
+    let srgb: [[u8; 3]; 5] = [
         [0xd6, 0x27, 0x28], // collision: red
         [0xff, 0x7f, 0x0e], // microcollision: orange
         [0x2c, 0xa0, 0x2c], // resting: green
         [0x1f, 0x77, 0xb4], // re-solve: blue
+        [0x94, 0x67, 0xbd], // lcp: purple
     ];
-    colour_of(srgb[kind.min(3)], Shading::Unlit)
+    colour_of(srgb[kind.min(4)], Shading::Unlit)
 }
 
 /// The event kinds of `events.csv`, in the order of their arrow colours.
-pub const ARROW_KINDS: [&str; 4] = ["collision", "microcollision", "resting", "re-solve"];
+pub const ARROW_KINDS: [&str; 5] = ["collision", "microcollision", "resting", "re-solve", "lcp"];
