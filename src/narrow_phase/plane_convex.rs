@@ -25,11 +25,12 @@ pub(super) fn plane_part(
         // against the floor at every query), and only the candidates moved to the world.
         let n_local = pose.orientation.inverse() * n;
         let base = n.dot(pose.position) - d;
-        let mut lowest = (f64::INFINITY, 0);
+        // (height, vertex, where it is or would be pushed)
+        let mut lowest = (f64::INFINITY, 0, start);
         for (k, v) in vertices.iter().enumerate() {
             let height = n_local.dot(*v) + base;
             if height < lowest.0 {
-                lowest = (height, k);
+                lowest = (height, k, out.len());
             }
             if height <= margin {
                 out.push(on_plane(pose.transform_point(*v), n, height));
@@ -37,11 +38,7 @@ pub(super) fn plane_part(
         }
         let cp = on_plane(pose.transform_point(vertices[lowest.1]), n, lowest.0);
         if cp.separation <= margin {
-            // The lowest vertex is among those pushed, first of its height: move it to the front.
-            let index = (start..out.len())
-                .find(|&i| out[i].separation == cp.separation)
-                .unwrap_or(start);
-            out[start..=index].rotate_right(1);
+            out[start..=lowest.2].rotate_right(1);
             reduce_manifold(out, start);
         }
         return cp;

@@ -158,6 +158,4 @@ pub struct StepReport {
     pub iterations: usize,
     /// Largest change of a predicted end position in the last sweep (m).
     pub residual: f64,
-    /// Sweeps of the push-out (0: no contact was nearer than the target).
-    pub push_sweeps: usize,
 }

@@ -33,10 +33,9 @@ impl Solver {
 
     /// Solves the push-out of the rows just swept (their `push` biases), from the push-outs
     /// `carried` (the step's earlier ones), and gives the bodies the result as push-outs.
-    /// Returns the sweeps made (0: nothing to push).
-    pub(super) fn push_apart(&mut self, bodies: &mut [Body], settings: &StepSettings) -> usize {
+    pub(super) fn push_apart(&mut self, bodies: &mut [Body], settings: &StepSettings) {
         if self.carried.is_empty() && !self.rows.iter().any(|r| r.push > 0.0) {
-            return 0;
+            return;
         }
         let mut pushes = std::mem::take(&mut self.pushes);
         pushes.clear();
@@ -118,6 +117,5 @@ impl Solver {
         self.pushes = pushes;
         self.push_impulses = impulses;
         self.push_friction = friction;
-        sweeps
     }
 }

@@ -135,12 +135,12 @@ impl Solver {
         if shock {
             self.shock_levels();
         }
-        let mut report = self.sweep_parts(&split, settings, shock);
+        let report = self.sweep_parts(&split, settings, shock);
         for (i, v) in self.moving_bodies.iter().zip(&self.moving) {
             bodies[*i].velocity = v.v;
             bodies[*i].angular_velocity = v.w;
         }
-        report.push_sweeps = self.push_apart(bodies, settings);
+        self.push_apart(bodies, settings);
         for patch in &self.patches {
             let rows = &self.rows[patch.first..patch.first + patch.count];
             // The patch's friction acts at the centroid; each pushing row is reported with

@@ -144,7 +144,7 @@ impl World {
         // contact at this instant: the pivot end of a rod slapping down (a few µm short of the
         // held band) must take its share of the impact, friction included, not be left to a
         // re-solve after it (the rod then kept twice its speed).
-        let band = self.band(a, b).max(self.settings.epsilon);
+        let band = self.settings.epsilon;
         let from = s.points.len();
         s.points
             .extend(self.points.iter().filter(|p| p.separation <= band).copied());
@@ -210,7 +210,7 @@ impl World {
                         .filter(|p| p.separation <= band || -self.normal_speed(x, y, p) >= fast),
                 );
                 self.points = points;
-                if !self.resolve_contacts(x, y, band.max(self.settings.epsilon)) {
+                if !self.resolve_contacts(x, y, self.settings.epsilon) {
                     break;
                 }
             } else {
