@@ -16,6 +16,7 @@ pub mod bench;
 pub mod body;
 pub mod collision_impulse;
 pub mod compare;
+pub mod constraint_row;
 pub mod event_heap;
 pub mod event_loop_allocations;
 pub mod export;

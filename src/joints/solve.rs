@@ -9,6 +9,7 @@ use super::dense::Cholesky;
 use super::{anchor, turned, Joint, Joints};
 use crate::ballistic;
 use crate::body::Body;
+use crate::constraint_row::{apply, coupling, velocity, End};
 use crate::scene::JointKind;
 use glam::{DMat3, DQuat, DVec3};
 
@@ -29,17 +30,6 @@ struct Row {
     limit: bool,
 }
 
-/// One end of a row: the body, its Jacobian entries (linear, angular: signed, a's positive),
-/// and the velocity change per unit impulse, `M⁻¹ Jᵀ` (zero for an immovable end).
-#[derive(Clone, Copy)]
-struct End {
-    body: Option<usize>,
-    lin: DVec3,
-    ang: DVec3,
-    dv: DVec3,
-    dw: DVec3,
-}
-
 /// The rows of an articulation at the bodies' present poses, factored.
 struct System {
     rows: Vec<Row>,
@@ -49,22 +39,7 @@ struct System {
 
 impl System {
     fn new(joints: &[Joint], bodies: &[Body], rows: Vec<Row>) -> System {
-        let end = |i: Option<usize>, lin: DVec3, ang: DVec3| {
-            let (dv, dw) = match i {
-                Some(k) if bodies[k].is_awake_dynamic() => (
-                    lin * bodies[k].inv_mass,
-                    bodies[k].inv_inertia_world() * ang,
-                ),
-                _ => (DVec3::ZERO, DVec3::ZERO),
-            };
-            End {
-                body: i,
-                lin,
-                ang,
-                dv,
-                dw,
-            }
-        };
+        let end = |i: Option<usize>, lin: DVec3, ang: DVec3| End::new(bodies, i, lin, ang);
         let ends: Vec<[End; 2]> = rows
             .iter()
             .map(|r| {
@@ -89,14 +64,7 @@ impl System {
         let mut a = vec![0.0; n * n];
         for i in 0..n {
             for k in i..n {
-                let mut s = 0.0;
-                for e in &ends[i] {
-                    for f in &ends[k] {
-                        if e.body.is_some() && e.body == f.body {
-                            s += e.lin.dot(f.dv) + e.ang.dot(f.dw);
-                        }
-                    }
-                }
+                let s = coupling(&ends[i], &ends[k]);
                 a[i * n + k] = s;
                 a[k * n + i] = s;
             }
@@ -110,27 +78,14 @@ impl System {
 
     /// `J v` of row `i` now.
     fn velocity(&self, bodies: &[Body], i: usize) -> f64 {
-        self.ends[i]
-            .iter()
-            .filter_map(|e| {
-                e.body
-                    .map(|k| e.lin.dot(bodies[k].velocity) + e.ang.dot(bodies[k].angular_velocity))
-            })
-            .sum()
+        velocity(bodies, &self.ends[i])
     }
 
     /// Solves for the impulses that change the rows' velocities by `rhs` and applies them.
     fn apply(&self, bodies: &mut [Body], rhs: &mut [f64]) {
         self.factor.solve(rhs);
         for (ends, &lambda) in self.ends.iter().zip(rhs.iter()) {
-            for e in ends {
-                if let Some(k) = e.body {
-                    if bodies[k].is_awake_dynamic() {
-                        bodies[k].velocity += lambda * e.dv;
-                        bodies[k].angular_velocity += lambda * e.dw;
-                    }
-                }
-            }
+            apply(bodies, ends, lambda);
         }
     }
 

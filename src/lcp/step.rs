@@ -6,6 +6,7 @@
 
 use super::lemke::{self, LemkeError};
 use crate::body::Body;
+use crate::constraint_row::{apply, coupling, velocity, End};
 use crate::union_find::UnionFind;
 use glam::DVec3;
 
@@ -38,57 +39,13 @@ pub struct LcpReport {
     pub pivots: usize,
 }
 
-/// One end of a Jacobian row: the body, its linear and angular entries (signed), and the
-/// velocity change per unit impulse `M⁻¹ Jᵀ`.
-#[derive(Clone, Copy)]
-struct End {
-    body: usize,
-    lin: DVec3,
-    ang: DVec3,
-    dv: DVec3,
-    dw: DVec3,
-}
-
 /// The two ends of the row of direction `d` at contact `c` (a's relative velocity along d).
 fn row(bodies: &[Body], c: &LcpContact, d: DVec3) -> [End; 2] {
-    let end = |i: usize, s: f64| {
-        let body = &bodies[i];
-        let lin = s * d;
-        let ang = s * (c.point - body.position).cross(d);
-        let (dv, dw) = if body.is_awake_dynamic() {
-            (lin * body.inv_mass, body.inv_inertia_world() * ang)
-        } else {
-            (DVec3::ZERO, DVec3::ZERO)
-        };
-        End {
-            body: i,
-            lin,
-            ang,
-            dv,
-            dw,
-        }
-    };
-    [end(c.a, 1.0), end(c.b, -1.0)]
-}
-
-/// `J v` of a row now.
-fn velocity(bodies: &[Body], ends: &[End; 2]) -> f64 {
-    ends.iter()
-        .map(|e| e.lin.dot(bodies[e.body].velocity) + e.ang.dot(bodies[e.body].angular_velocity))
-        .sum()
-}
-
-/// `J_i M⁻¹ J_kᵀ` of two rows.
-fn coupling(x: &[End; 2], y: &[End; 2]) -> f64 {
-    let mut s = 0.0;
-    for e in x {
-        for f in y {
-            if e.body == f.body {
-                s += e.lin.dot(f.dv) + e.ang.dot(f.dw);
-            }
-        }
-    }
-    s
+    let r = |i: usize| c.point - bodies[i].position;
+    [
+        End::new(bodies, Some(c.a), d, r(c.a).cross(d)),
+        End::new(bodies, Some(c.b), -d, -(r(c.b).cross(d))),
+    ]
 }
 
 /// The `count` unit directions of the polyhedral friction cone at normal `n` (eq. 3's `d_i`,
@@ -236,12 +193,7 @@ fn solve_group(
     let solution = lemke::solve_relaxed(&m, &q, RELAXATION, budget_per_row * size)?;
     for (r, &z) in rows.iter().zip(&solution.z) {
         if z != 0.0 {
-            for e in r {
-                if bodies[e.body].is_awake_dynamic() {
-                    bodies[e.body].velocity += z * e.dv;
-                    bodies[e.body].angular_velocity += z * e.dw;
-                }
-            }
+            apply(bodies, r, z);
         }
     }
     for (c, contact) in contacts.iter().enumerate() {
