@@ -45,15 +45,15 @@
 //! - `patch`: a pair's normal rows and friction patch, built from its contacts;
 //! - `solver`: [`Solver::solve`], one contact step from contacts to impulses;
 //! - `slots`: the bodies' velocities inside the solver;
-//! - `split`: the two halves a large step is swept in on two threads;
+//! - `split`: the tree of parts a large step is swept in on several threads;
 //! - `sweep`: the projected Gauss–Seidel sweeps and when they stop;
 //! - `shock`: the shock-propagation levels swept after them;
 //! - `push_apart`: the push-out of contacts nearer than the target, as velocities the bodies
 //!   keep for the step only (split impulses);
 //! - `warm_start`: the previous step's impulses, kept and reapplied;
-//! - `partner`: the second thread that sweeps half 1.
+//! - `crew`: the pool threads that sweep a level's parts at once.
 
-mod partner;
+mod crew;
 mod patch;
 mod prediction;
 mod push_apart;

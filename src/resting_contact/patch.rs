@@ -93,8 +93,8 @@ pub(super) struct Patch {
     /// Velocity slots of a and b (see [`Solver::assign_slots`]).
     pub(super) sa: u32,
     pub(super) sb: u32,
-    /// Part of the split: 0 or 1 (a half), 2 (cut, or a step too small to split).
-    pub(super) part: u8,
+    /// Node of the step's tree of parts (heap numbering, root 1; see `split`).
+    pub(super) node: u8,
     /// Where the pair's entries of the previous step start in `Solver::previous` and
     /// `Solver::previous_patches` (u32::MAX: none), found for the warm start while the patches
     /// are still in pair order.
@@ -262,7 +262,7 @@ impl Solver {
             height: -centroid.dot(settings.gravity),
             sa: u32::MAX,
             sb: u32::MAX,
-            part: 2,
+            node: 1,
             previous_rows: u32::MAX,
             previous_patch: u32::MAX,
         });

@@ -1,6 +1,6 @@
 //! The bodies' velocities inside the solver: one slot per body of the step ([`Vel`]), moving
 //! slots numbered from 0 and read-only ones flagged [`STILL`], and the [`Slots`] views a part of
-//! a step sweeps through (every slot, one half's, or both halves' for the cut patches).
+//! a step sweeps through (every slot, or one node's of the step's tree).
 
 use glam::DVec3;
 
@@ -35,7 +35,7 @@ impl Slots for Vec<Vel> {
     }
 }
 
-/// Consecutive slots: `moving` holds slots from `base` on (a half, or a step not split).
+/// Consecutive slots: `moving` holds slots from `base` on (a node's of the step's tree).
 pub(super) struct Slice<'a> {
     pub(super) moving: &'a mut [Vel],
     pub(super) base: u32,
@@ -49,31 +49,6 @@ impl Slots for Slice<'_> {
     #[inline(always)]
     fn set(&mut self, s: u32, v: Vel) {
         self.moving[(s - self.base) as usize] = v;
-    }
-}
-
-/// Both halves' slots, for the cut patches: `lo` holds slots from 0, `hi` from `lo.len()`.
-pub(super) struct Both<'a> {
-    pub(super) lo: &'a mut [Vel],
-    pub(super) hi: &'a mut [Vel],
-}
-
-impl Slots for Both<'_> {
-    #[inline(always)]
-    fn get(&self, s: u32) -> Vel {
-        let s = s as usize;
-        match s.checked_sub(self.lo.len()) {
-            None => self.lo[s],
-            Some(k) => self.hi[k],
-        }
-    }
-    #[inline(always)]
-    fn set(&mut self, s: u32, v: Vel) {
-        let s = s as usize;
-        match s.checked_sub(self.lo.len()) {
-            None => self.lo[s] = v,
-            Some(k) => self.hi[k] = v,
-        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! [`Solver`]: one contact step from its contacts to the impulses applied to the bodies, and the
 //! buffers it keeps between steps. [`Solver::solve`] builds the rows and patches (`patch`),
-//! orders them bottom up, warm-starts them (`warm_start`), splits them for two threads
-//! (`split`), and sweeps them (`sweep`, `shock`).
+//! orders them bottom up, warm-starts them (`warm_start`), splits them into a tree of parts for
+//! several threads (`split`), and sweeps them (`sweep`, `shock`).
 
 use super::patch::{Patch, Row};
 use super::shock::OneSided;
@@ -31,8 +31,9 @@ pub struct Solver {
     pub(super) still: Vec<Vel>,
     /// Slot of each body (u32::MAX: not in the step).
     pub(super) slot: Vec<u32>,
-    /// Scratch for [`Self::assign_slots`].
-    pub(super) side_of: Vec<u8>,
+    /// The tree of parts the step is swept in (`split`), and scratch for
+    /// [`Self::assign_slots`].
+    pub(super) tree: super::split::Tree,
     pub(super) scratch: Vec<usize>,
     pub(super) keys: Vec<(f64, usize)>,
     pub(super) reordered: Vec<Row>,
@@ -108,7 +109,7 @@ impl Solver {
         order.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
         self.gather_patches(order.iter().map(|&(_, k)| k));
         self.order = order;
-        let left = self.assign_slots(bodies, settings.gravity);
+        self.assign_slots(bodies, settings.gravity);
         // A steady contact force F (a weight) is carried by an impulse of F times the time
         // from the middle of the last step to the middle of this one: a body starts the step
         // with the velocity the last step's second half of gravity gave it, and must end its
@@ -130,12 +131,12 @@ impl Solver {
             };
             self.warm_start(bodies, scale);
         }
-        let split = self.group_parts(left);
+        self.group_parts();
         let shock = settings.shock_iterations > 0 && !self.moving.is_empty();
         if shock {
             self.shock_levels();
         }
-        let report = self.sweep_parts(&split, settings, shock);
+        let report = self.sweep_parts(settings, shock);
         for (i, v) in self.moving_bodies.iter().zip(&self.moving) {
             bodies[*i].velocity = v.v;
             bodies[*i].angular_velocity = v.w;

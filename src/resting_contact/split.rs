@@ -1,29 +1,86 @@
-//! The two halves a large contact step is swept in on two threads: [`Solver::assign_slots`]
-//! gives the bodies their velocity slots and splits the moving ones at a median across gravity,
-//! [`Solver::group_parts`] orders the patches and rows by part, and a [`Part`] is one half, or
-//! the cut patches that join the two, with the slots it sweeps.
+//! The tree of parts a large contact step is swept in on several threads (nested dissection):
+//! [`Solver::assign_slots`] gives the bodies their velocity slots and splits the moving ones at
+//! medians across gravity, level by level, into the leaves of a binary tree;
+//! [`Solver::group_parts`] orders the patches and rows by node; a [`Part`] is one node's
+//! patches with the slots it sweeps.
+//!
+//! A patch belongs to the deepest node that holds all its moving bodies: a leaf, or the node
+//! where a split cut it. A sweep takes the levels leaves first, and the nodes of one level share
+//! no moving body, so they run at the same time; a level's nodes only read the slots of bodies
+//! that no other node of the level writes. The tree depends only on the contacts, never on the
+//! thread count, so the step's result does not either.
 
 use super::patch::{Patch, Row};
-use super::slots::{Both, Slice, Vel, STILL};
+use super::slots::{Slice, Vel, STILL};
 use super::Solver;
 use crate::body::Body;
 use glam::DVec3;
-use std::sync::Mutex;
+use std::ops::Range;
 
-/// Steps with at least this many patches are split in two halves swept on two threads.
-const PARALLEL_PATCHES: usize = 256;
+/// A step is split while its leaves keep at least this many patches each on average: 256
+/// patches make two halves, 512 four leaves, and so on up to [`MAX_DEPTH`].
+const LEAF_PATCHES: usize = 128;
 
-/// How [`Solver::assign_slots`] split the patches: `patches[0]`, `patches[1]` end half 0, half 1
-/// (the cut ones follow), likewise `rows`; half 0's moving bodies are slots `0..bodies`.
-pub(super) struct Split {
-    pub(super) patches: [usize; 2],
-    pub(super) rows: [usize; 2],
-    pub(super) bodies: u32,
+/// The deepest tree: 16 leaves.
+const MAX_DEPTH: u32 = 4;
+
+/// The tree depth for a step of `patches` patches (0: not split).
+fn depth_for(patches: usize) -> u32 {
+    let leaves = patches / LEAF_PATCHES;
+    if leaves < 2 {
+        0
+    } else {
+        leaves.ilog2().min(MAX_DEPTH)
+    }
 }
 
-/// One part of a split step (a half, or the cut patches): its patches, which start at patch
-/// `patch_base` of the step, their rows, which start at row `row_base`, and the velocity slots
-/// of their moving bodies.
+/// The node of heap numbering (root 1, children 2k and 2k + 1) holding leaves `x` and `y` (both
+/// of one level): their lowest common ancestor.
+fn common_node(mut x: u32, mut y: u32) -> u32 {
+    while x != y {
+        x >>= 1;
+        y >>= 1;
+    }
+    x
+}
+
+/// The level of node `k` (root 0).
+fn level_of(k: usize) -> u32 {
+    k.ilog2()
+}
+
+/// Where one node's patches, rows and moving slots lie in the step's arrays.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Span {
+    pub(super) patches: (usize, usize),
+    pub(super) rows: (usize, usize),
+    pub(super) slots: (u32, u32),
+}
+
+/// How [`Solver::assign_slots`] and [`Solver::group_parts`] split a step: `depth` levels below
+/// the root, and each node's span by heap number (index 0 unused).
+#[derive(Clone, Default)]
+pub(super) struct Tree {
+    pub(super) depth: u32,
+    pub(super) nodes: Vec<Span>,
+}
+
+impl Tree {
+    /// The heap numbers of the nodes of `level`.
+    pub(super) fn level(level: u32) -> Range<usize> {
+        (1 << level)..(1 << (level + 1))
+    }
+
+    /// The place of node `k` in a sweep: every deeper level's nodes first, then its own
+    /// level's in order.
+    fn rank(&self, k: usize) -> usize {
+        let l = level_of(k);
+        (1 << (self.depth + 1)) - (1 << (l + 1)) + (k - (1 << l))
+    }
+}
+
+/// One part of a split step (a node's patches), which start at patch `patch_base` of the step,
+/// their rows, which start at row `row_base`, and the velocity slots of their moving bodies.
 pub(super) struct Part<'a, V> {
     pub(super) patches: &'a mut [Patch],
     pub(super) patch_base: usize,
@@ -32,58 +89,72 @@ pub(super) struct Part<'a, V> {
     pub(super) slots: V,
 }
 
-/// Half 1 of a split step, behind the lock the partner thread takes it with.
-pub(super) type Half<'a> = Mutex<Part<'a, Slice<'a>>>;
-
-/// Half 1's part, locked (a panic on the other side fails the step anyway; the data is only
-/// velocities and impulses).
-pub(super) fn lock<'g, 'a>(half: &'g Half<'a>) -> std::sync::MutexGuard<'g, Part<'a, Slice<'a>>> {
-    half.lock().unwrap_or_else(|e| e.into_inner())
+/// The step's patches, rows and moving slots, for the threads that sweep its nodes.
+#[derive(Clone, Copy)]
+pub(super) struct Shared {
+    patches: *mut Patch,
+    rows: *mut Row,
+    moving: *mut Vel,
 }
 
-/// Runs `f` on the cut patches `patches` (their rows `rows`; `bases`: the first's patch and row
-/// index in the step) with both halves' slots: half 0's `lo` and half 1's, from its lock.
-pub(super) fn with_cut<R>(
-    patches: &mut [Patch],
-    rows: &mut [Row],
-    bases: (usize, usize),
-    lo: &mut [Vel],
-    half1: &Half<'_>,
-    f: impl FnOnce(&mut Part<'_, Both<'_>>) -> R,
-) -> R {
-    let mut other = lock(half1);
-    let mut cut = Part {
-        patches,
-        patch_base: bases.0,
-        rows,
-        row_base: bases.1,
-        slots: Both {
-            lo,
-            hi: &mut *other.slots.moving,
-        },
-    };
-    f(&mut cut)
+// SAFETY: `Shared` only hands out the nodes' spans ([`Shared::part`]), whose callers take the
+// nodes of one level at a time: their patches, rows and slots are disjoint.
+unsafe impl Send for Shared {}
+unsafe impl Sync for Shared {}
+
+impl Shared {
+    /// The arrays of a step, held mutably by the caller for as long as it uses the result.
+    pub(super) fn new(patches: &mut [Patch], rows: &mut [Row], moving: &mut [Vel]) -> Self {
+        Shared {
+            patches: patches.as_mut_ptr(),
+            rows: rows.as_mut_ptr(),
+            moving: moving.as_mut_ptr(),
+        }
+    }
+
+    /// Node `span`'s part.
+    ///
+    /// # Safety
+    /// The arrays given to [`Shared::new`] are still held by its caller and used by nothing
+    /// else, and no other part whose span overlaps this one is alive (at the same time, take
+    /// only nodes of one level: see the module doc).
+    pub(super) unsafe fn part<'a>(&self, span: &Span) -> Part<'a, Slice<'a>> {
+        let (p0, p1) = span.patches;
+        let (r0, r1) = span.rows;
+        let (s0, s1) = span.slots;
+        // SAFETY: within the arrays (the spans partition them), disjoint from every other
+        // part alive (the caller's contract).
+        unsafe {
+            Part {
+                patches: std::slice::from_raw_parts_mut(self.patches.add(p0), p1 - p0),
+                patch_base: p0,
+                rows: std::slice::from_raw_parts_mut(self.rows.add(r0), r1 - r0),
+                row_base: r0,
+                slots: Slice {
+                    moving: std::slice::from_raw_parts_mut(
+                        self.moving.add(s0 as usize),
+                        (s1 - s0) as usize,
+                    ),
+                    base: s0,
+                },
+            }
+        }
+    }
 }
 
 impl Solver {
     /// Gives every body of the step's patches a velocity slot and, for a large step, splits
-    /// the patches into two halves that share no moving body, so the halves can be swept on
-    /// two threads (see [`Self::sweep_parts`]). The moving bodies are split at the median of their
-    /// positions along the horizontal axis (across gravity) where they spread most; a patch
-    /// whose moving bodies lie on both sides is cut and swept after both halves. The split
-    /// depends only on the contacts, never on the thread count, so the step's result does not
-    /// either. Copies the velocities in; returns the number of half 0's moving bodies.
+    /// the moving bodies into the leaves of a tree (see the module doc): each node's bodies
+    /// are split at the median of their positions along the horizontal axis (across gravity)
+    /// where they spread most, ties by body index, so stacks stay whole and the split is a
+    /// total order. Each node's slots are consecutive. Copies the velocities in and marks each
+    /// patch with its node; returns the tree's depth.
     pub(super) fn assign_slots(&mut self, bodies: &[Body], gravity: DVec3) -> u32 {
         self.moving.clear();
         self.moving_bodies.clear();
         self.still.clear();
         self.slot.clear();
         self.slot.resize(bodies.len(), u32::MAX);
-        let large = self.patches.len() >= PARALLEL_PATCHES;
-        // Side of each moving body: 0 or 1 (all 0 for a step too small to split).
-        let mut side_of = std::mem::take(&mut self.side_of);
-        side_of.clear();
-        side_of.resize(bodies.len(), 0);
         let mut movers = std::mem::take(&mut self.scratch);
         movers.clear();
         for patch in &self.patches {
@@ -94,58 +165,82 @@ impl Solver {
                 }
             }
         }
-        if large && movers.len() >= 2 {
-            // The spread of the moving bodies along a horizontal axis (not `vertical`).
-            let spread = |axis: usize| {
-                let (lo, hi) = movers
-                    .iter()
-                    .fold((f64::INFINITY, f64::NEG_INFINITY), |m, &i| {
-                        let c = bodies[i].position[axis];
-                        (m.0.min(c), m.1.max(c))
+        let depth = if movers.len() >= 2 {
+            depth_for(self.patches.len())
+        } else {
+            0
+        };
+        // The axis closest to gravity's.
+        let g = gravity.abs();
+        let vertical = if g.x >= g.y && g.x >= g.z {
+            0
+        } else if g.y >= g.z {
+            1
+        } else {
+            2
+        };
+        // Level by level, each node's movers (a range of `movers`) split at their median.
+        let mut keys = std::mem::take(&mut self.keys);
+        let mut ranges = vec![(0usize, movers.len())];
+        for _ in 0..depth {
+            let mut next = Vec::with_capacity(2 * ranges.len());
+            for &(lo, hi) in &ranges {
+                let node = &movers[lo..hi];
+                let spread = |axis: usize| {
+                    let (min, max) =
+                        node.iter()
+                            .fold((f64::INFINITY, f64::NEG_INFINITY), |m, &i| {
+                                let c = bodies[i].position[axis];
+                                (m.0.min(c), m.1.max(c))
+                            });
+                    max - min
+                };
+                let axis = (0..3)
+                    .filter(|&k| k != vertical)
+                    .max_by(|&x, &y| spread(x).total_cmp(&spread(y)))
+                    .unwrap_or(0);
+                keys.clear();
+                keys.extend(node.iter().map(|&i| (bodies[i].position[axis], i)));
+                let mid = keys.len() / 2;
+                if mid < keys.len() {
+                    keys.select_nth_unstable_by(mid, |x, y| {
+                        x.0.total_cmp(&y.0).then(x.1.cmp(&y.1))
                     });
-                hi - lo
-            };
-            // The axis closest to gravity's.
-            let g = gravity.abs();
-            let vertical = if g.x >= g.y && g.x >= g.z {
-                0
-            } else if g.y >= g.z {
-                1
-            } else {
-                2
-            };
-            let axis = (0..3)
-                .filter(|&k| k != vertical)
-                .max_by(|&x, &y| spread(x).total_cmp(&spread(y)))
-                .unwrap_or(0);
-            let mut keys = std::mem::take(&mut self.keys);
-            keys.clear();
-            keys.extend(movers.iter().map(|&i| (bodies[i].position[axis], i)));
-            // Ties broken by index, so the split is a total order.
-            let mid = keys.len() / 2;
-            keys.select_nth_unstable_by(mid, |x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
-            for &(_, i) in &keys[mid..] {
-                side_of[i] = 1;
-            }
-            self.keys = keys;
-        }
-        // Slots: side 0's bodies first, then side 1's, in order of first appearance.
-        let mut left = 0u32;
-        for side in 0..2u8 {
-            for &i in &movers {
-                if side_of[i] == side {
-                    self.slot[i] = self.moving.len() as u32;
-                    self.moving.push(Vel {
-                        v: bodies[i].velocity,
-                        w: bodies[i].angular_velocity,
-                    });
-                    self.moving_bodies.push(i);
                 }
+                for (slot, &(_, i)) in movers[lo..hi].iter_mut().zip(keys.iter()) {
+                    *slot = i;
+                }
+                next.push((lo, lo + mid));
+                next.push((lo + mid, hi));
             }
-            if side == 0 {
-                left = self.moving.len() as u32;
-            }
+            ranges = next;
         }
+        self.keys = keys;
+        // Slots in leaf order; the spans of the leaves, then of the nodes above them.
+        let mut tree = std::mem::take(&mut self.tree);
+        tree.depth = depth;
+        tree.nodes.clear();
+        tree.nodes.resize(1 << (depth + 1), Span::default());
+        let first_leaf = 1usize << depth;
+        for (leaf, &(lo, hi)) in ranges.iter().enumerate() {
+            for &i in &movers[lo..hi] {
+                self.slot[i] = self.moving.len() as u32;
+                self.moving.push(Vel {
+                    v: bodies[i].velocity,
+                    w: bodies[i].angular_velocity,
+                });
+                self.moving_bodies.push(i);
+            }
+            tree.nodes[first_leaf + leaf].slots = (lo as u32, hi as u32);
+        }
+        for k in (1..first_leaf).rev() {
+            tree.nodes[k].slots = (tree.nodes[2 * k].slots.0, tree.nodes[2 * k + 1].slots.1);
+        }
+        // The leaf of each moving slot.
+        let leaf_of = |s: u32| -> u32 {
+            let k = ranges.partition_point(|&(_, hi)| hi as u32 <= s);
+            (first_leaf + k) as u32
+        };
         // Bodies that do not move in the step (fixed, kinematic, asleep): read-only slots.
         for patch in &self.patches {
             for i in [patch.a, patch.b] {
@@ -158,51 +253,49 @@ impl Solver {
                 }
             }
         }
-        // Part of each patch: 0 or 1 if all its moving bodies are on that side, else 2 (cut).
-        let part = |p: &Patch| -> u8 {
-            if !large {
-                return 2;
-            }
-            let (ma, mb) = (
-                bodies[p.a].is_awake_dynamic(),
-                bodies[p.b].is_awake_dynamic(),
-            );
-            match (ma, mb) {
-                (true, true) if side_of[p.a] != side_of[p.b] => 2,
-                (true, _) => side_of[p.a],
-                (false, true) => side_of[p.b],
-                (false, false) => 2,
-            }
-        };
+        // Node of each patch: the deepest holding all its moving bodies.
         for patch in self.patches.iter_mut() {
             patch.sa = self.slot[patch.a];
             patch.sb = self.slot[patch.b];
-            patch.part = part(patch);
+            let (ma, mb) = (patch.sa & STILL == 0, patch.sb & STILL == 0);
+            patch.node = match (ma, mb) {
+                (true, true) => common_node(leaf_of(patch.sa), leaf_of(patch.sb)),
+                (true, false) => leaf_of(patch.sa),
+                (false, true) => leaf_of(patch.sb),
+                (false, false) => 1,
+            } as u8;
         }
-        self.side_of = side_of;
+        self.tree = tree;
         self.scratch = movers;
-        left
+        depth
     }
 
-    /// Orders the patches by part (stable: bottom up within each part, as sorted before) and
-    /// their rows with them, so each part is one slice of each; `left` is half 0's number of
-    /// moving bodies ([`Self::assign_slots`]).
-    pub(super) fn group_parts(&mut self, left: u32) -> Split {
-        // A stable partition by part, each patch copied once (see `Self::gather_patches`).
+    /// Orders the patches by node in sweep order (every leaf, then each level above; stable:
+    /// bottom up within a node, as sorted before) and their rows with them, so each node's
+    /// patches and rows are one slice of each, and records the nodes' spans.
+    pub(super) fn group_parts(&mut self) {
+        let tree = std::mem::take(&mut self.tree);
+        let nodes = tree.nodes.len();
+        // A stable counting sort by rank, each patch copied once (see `Self::gather_patches`).
+        let mut count = vec![0usize; nodes + 1];
+        for p in &self.patches {
+            count[tree.rank(p.node as usize) + 1] += 1;
+        }
+        for r in 0..nodes {
+            count[r + 1] += count[r];
+        }
         let mut by_part = std::mem::take(&mut self.by_part);
         by_part.clear();
-        for part in 0..3u8 {
-            by_part.extend(
-                self.patches
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, p)| p.part == part)
-                    .map(|(k, _)| k as u32),
-            );
+        by_part.resize(self.patches.len(), 0);
+        let mut cursor = count.clone();
+        for (k, p) in self.patches.iter().enumerate() {
+            let r = tree.rank(p.node as usize);
+            by_part[cursor[r]] = k as u32;
+            cursor[r] += 1;
         }
         self.gather_patches(by_part.iter().copied());
         self.by_part = by_part;
-        // Rows in patch order, so each part's rows are one slice.
+        // Rows in patch order, so each node's rows are one slice.
         self.reordered.clear();
         for patch in self.patches.iter_mut() {
             let first = self.reordered.len();
@@ -211,13 +304,39 @@ impl Solver {
             patch.first = first;
         }
         std::mem::swap(&mut self.rows, &mut self.reordered);
-        let count = |k: u8| self.patches.iter().filter(|p| p.part == k).count();
-        let (n0, n1) = (count(0), count(1));
+        let mut tree = tree;
         let rows_until = |n: usize| self.patches.get(n).map_or(self.rows.len(), |p| p.first);
-        Split {
-            patches: [n0, n0 + n1],
-            rows: [rows_until(n0), rows_until(n0 + n1)],
-            bodies: left,
+        for k in 1..nodes {
+            let r = tree.rank(k);
+            let (p0, p1) = (count[r], count[r + 1]);
+            tree.nodes[k].patches = (p0, p1);
+            tree.nodes[k].rows = (rows_until(p0), rows_until(p1));
         }
+        self.tree = tree;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depths_and_ranks() {
+        assert_eq!(depth_for(0), 0);
+        assert_eq!(depth_for(255), 0);
+        assert_eq!(depth_for(256), 1);
+        assert_eq!(depth_for(511), 1);
+        assert_eq!(depth_for(512), 2);
+        assert_eq!(depth_for(1 << 20), MAX_DEPTH);
+        assert_eq!(common_node(8, 9), 4);
+        assert_eq!(common_node(8, 15), 1);
+        assert_eq!(common_node(10, 10), 10);
+        let tree = Tree {
+            depth: 2,
+            nodes: vec![Span::default(); 8],
+        };
+        // Leaves 4..8 first, then 2 and 3, then the root.
+        let ranks: Vec<usize> = (1..8).map(|k| tree.rank(k)).collect();
+        assert_eq!(ranks, vec![6, 4, 5, 0, 1, 2, 3]);
     }
 }

@@ -1,17 +1,16 @@
 //! The projected Gauss–Seidel sweeps of a contact step: one sweep over a part's patches
 //! ([`sweep_patches`], each patch's normal rows then its friction rows), the order a sweep takes
 //! the rows in ([`RowOrder`]), when to stop sweeping ([`StallWatch`]), and
-//! [`Solver::sweep_parts`], which runs the sweeps and then the shock-propagation levels on the
-//! two halves of a step at once.
+//! [`Solver::sweep_parts`], which runs the sweeps and then the shock-propagation levels over the
+//! step's tree of parts, each level's nodes at once.
 
-use super::partner::with_partner;
+use super::crew::{with_crew, Crew};
 use super::patch::Patch;
 use super::shock::sweep_one_sided;
-use super::slots::{read, Slice, Slots, Vel, STILL};
-use super::split::{lock, with_cut, Part, Split};
+use super::slots::{read, Slots, Vel, STILL};
+use super::split::{Part, Shared, Tree};
 use super::{Solver, StepReport, StepSettings};
 use glam::{DMat3, DVec3};
-use std::sync::Mutex;
 
 /// A residual above this fraction of its value `stall_window` sweeps earlier is stalled.
 const STALL_RATIO: f64 = 0.8;
@@ -79,8 +78,9 @@ impl RowOrder {
     }
 }
 
-/// A job for the partner thread (see [`partner`](super::partner)): one sweep of half 1, or one
-/// shock-propagation sweep of half 1's patches `by_level[from..to]`.
+/// A round of jobs for the crew (see [`crew`](super::crew)), each job one node of a level of
+/// the step's tree: one sweep of the node's patches, or one shock-propagation sweep of its
+/// patches among `by_level[from..to]` (one level of shock propagation).
 #[derive(Clone, Copy)]
 enum Job {
     Sweep(RowOrder),
@@ -198,16 +198,11 @@ pub(super) fn friction_rows(
 impl Solver {
     /// The step's Gauss–Seidel sweeps (until the residual is within the tolerance, stalls, or
     /// `max_iterations`), then, with `shock`, the shock-propagation levels' sweeps
-    /// ([`Self::shock_levels`]). Each sweep takes half 0's patches here and half 1's on the
-    /// partner thread at the same time ([`partner`](super::partner); they share no moving body,
-    /// and a lower level's bodies are only read), then the cut patches here, so the result is
-    /// that of taking the halves one after the other, on any number of threads.
-    pub(super) fn sweep_parts(
-        &mut self,
-        split: &Split,
-        settings: &StepSettings,
-        shock: bool,
-    ) -> StepReport {
+    /// ([`Self::shock_levels`]). Each sweep takes the tree's levels leaves first (`split`), the
+    /// nodes of a level at the same time on the crew's threads ([`crew`](super::crew): they
+    /// share no moving body), so the result is that of taking the nodes one after the other,
+    /// on any number of threads.
+    pub(super) fn sweep_parts(&mut self, settings: &StepSettings, shock: bool) -> StepReport {
         let h = settings.h;
         let Solver {
             patches,
@@ -216,61 +211,53 @@ impl Solver {
             still,
             by_level,
             one_sided,
+            tree,
             ..
         } = self;
-        let (still, by_level, one_sided) = (&*still, &*by_level, &*one_sided);
-        let (p01, p_cut) = patches.split_at_mut(split.patches[1]);
-        let (p0, p1) = p01.split_at_mut(split.patches[0]);
-        let (r01, r_cut) = rows.split_at_mut(split.rows[1]);
-        let (r0, r1) = r01.split_at_mut(split.rows[0]);
-        let (m0, m1) = moving.split_at_mut(split.bodies as usize);
-        let mut half0 = Part {
-            patches: p0,
-            patch_base: 0,
-            rows: r0,
-            row_base: 0,
-            slots: Slice {
-                moving: m0,
-                base: 0,
-            },
-        };
-        let half1 = Mutex::new(Part {
-            patches: p1,
-            patch_base: split.patches[0],
-            rows: r1,
-            row_base: split.rows[0],
-            slots: Slice {
-                moving: m1,
-                base: split.bodies,
-            },
-        });
-        let work = |job: Job| {
-            let mut part = lock(&half1);
+        let (still, by_level, one_sided, tree) = (&*still, &*by_level, &*one_sided, &*tree);
+        let shared = Shared::new(patches, rows, moving);
+        let work = |job: Job, k: usize| {
+            let span = &tree.nodes[k];
+            if span.patches.0 == span.patches.1 {
+                return 0.0;
+            }
+            // SAFETY: the crew runs the nodes of one level at a time, and `patches`, `rows`
+            // and `moving` stay borrowed here until it is done.
+            let mut part = unsafe { shared.part(span) };
             match job {
                 Job::Sweep(order) => sweep_patches(&mut part, still, h, order),
                 Job::Shock { from, to, order } => {
-                    let (entries, sided) = (&by_level[from..to], &one_sided[from..to]);
-                    sweep_one_sided(entries, sided, &mut part, still, order);
+                    // The level's entries are in patch order, and the patches in node order.
+                    let entries = &by_level[from..to];
+                    let lo = from + entries.partition_point(|e| (e.1 as usize) < span.patches.0);
+                    let hi = from + entries.partition_point(|e| (e.1 as usize) < span.patches.1);
+                    sweep_one_sided(
+                        &by_level[lo..hi],
+                        &one_sided[lo..hi],
+                        &mut part,
+                        still,
+                        order,
+                    );
                     0.0
                 }
             }
         };
-        let bases = (split.patches[1], split.rows[1]);
-        with_partner(split.patches[1] > 0, &work, |partner| {
+        let depth = tree.depth;
+        // One round per level of the tree, leaves first; the largest residual.
+        let sweep = |crew: &Crew<'_, Job>, job: Job| {
+            (0..=depth)
+                .rev()
+                .map(|level| crew.run(job, Tree::level(level)))
+                .fold(0.0, f64::max)
+        };
+        with_crew((1 << depth) - 1, &work, |crew| {
             let mut report = StepReport::default();
             let mut watch = StallWatch::new(settings.stall_window);
-            for sweep in 0..settings.max_iterations {
-                let order = RowOrder::of_sweep(sweep);
-                let (res0, res1) = partner.run(Job::Sweep(order), || {
-                    sweep_patches(&mut half0, still, h, order)
-                });
-                let res_cut = with_cut(p_cut, r_cut, bases, half0.slots.moving, &half1, |cut| {
-                    sweep_patches(cut, still, h, order)
-                });
-                let residual = res0.max(res1).max(res_cut);
-                report.iterations = sweep + 1;
+            for k in 0..settings.max_iterations {
+                let residual = sweep(crew, Job::Sweep(RowOrder::of_sweep(k)));
+                report.iterations = k + 1;
                 report.residual = residual;
-                if residual <= settings.tolerance || watch.stalled(sweep, residual) {
+                if residual <= settings.tolerance || watch.stalled(k, residual) {
                     break;
                 }
             }
@@ -281,39 +268,16 @@ impl Solver {
             while i < by_level.len() {
                 let level = by_level[i].0;
                 let j = i + by_level[i..].iter().take_while(|e| e.0 == level).count();
-                // The level's patches of half 0, of half 1 and cut: they are in patch order,
-                // and the patches in part order.
-                let entries = &by_level[i..j];
-                let c0 = i + entries.partition_point(|e| (e.1 as usize) < split.patches[0]);
-                let c1 = i + entries.partition_point(|e| (e.1 as usize) < split.patches[1]);
-                for sweep in 0..settings.shock_iterations {
-                    let order = RowOrder::of_sweep(sweep);
-                    let mut mine = || {
-                        sweep_one_sided(
-                            &by_level[i..c0],
-                            &one_sided[i..c0],
-                            &mut half0,
-                            still,
+                for k in 0..settings.shock_iterations {
+                    let order = RowOrder::of_sweep(k);
+                    sweep(
+                        crew,
+                        Job::Shock {
+                            from: i,
+                            to: j,
                             order,
-                        );
-                        0.0
-                    };
-                    if c1 > c0 {
-                        partner.run(
-                            Job::Shock {
-                                from: c0,
-                                to: c1,
-                                order,
-                            },
-                            mine,
-                        );
-                    } else {
-                        mine();
-                    }
-                    with_cut(p_cut, r_cut, bases, half0.slots.moving, &half1, |cut| {
-                        sweep_one_sided(&by_level[c1..j], &one_sided[c1..j], cut, still, order);
-                        0.0
-                    });
+                        },
+                    );
                 }
                 i = j;
             }
