@@ -158,4 +158,6 @@ pub struct StepReport {
     pub iterations: usize,
     /// Largest change of a predicted end position in the last sweep (m).
     pub residual: f64,
+    /// Wall time of the sweeps and the shock-propagation pass (s).
+    pub sweep_seconds: f64,
 }

@@ -136,7 +136,9 @@ impl Solver {
         if shock {
             self.shock_levels();
         }
-        let report = self.sweep_parts(settings, shock);
+        let clock = std::time::Instant::now();
+        let mut report = self.sweep_parts(settings, shock);
+        report.sweep_seconds = clock.elapsed().as_secs_f64();
         for (i, v) in self.moving_bodies.iter().zip(&self.moving) {
             bodies[*i].velocity = v.v;
             bodies[*i].angular_velocity = v.w;

@@ -63,6 +63,13 @@ pub(super) struct Span {
 pub(super) struct Tree {
     pub(super) depth: u32,
     pub(super) nodes: Vec<Span>,
+    /// Scratch, kept so that a step allocates nothing once grown (local re-solves run in the
+    /// event loop): the movers' ranges of a level's nodes and of the next level's, and the
+    /// patches' counts and cursors by rank.
+    ranges: Vec<(usize, usize)>,
+    next: Vec<(usize, usize)>,
+    count: Vec<usize>,
+    cursor: Vec<usize>,
 }
 
 impl Tree {
@@ -181,9 +188,15 @@ impl Solver {
         };
         // Level by level, each node's movers (a range of `movers`) split at their median.
         let mut keys = std::mem::take(&mut self.keys);
-        let mut ranges = vec![(0usize, movers.len())];
+        let mut tree = std::mem::take(&mut self.tree);
+        let (mut ranges, mut next) = (
+            std::mem::take(&mut tree.ranges),
+            std::mem::take(&mut tree.next),
+        );
+        ranges.clear();
+        ranges.push((0, movers.len()));
         for _ in 0..depth {
-            let mut next = Vec::with_capacity(2 * ranges.len());
+            next.clear();
             for &(lo, hi) in &ranges {
                 let node = &movers[lo..hi];
                 let spread = |axis: usize| {
@@ -213,11 +226,10 @@ impl Solver {
                 next.push((lo, lo + mid));
                 next.push((lo + mid, hi));
             }
-            ranges = next;
+            std::mem::swap(&mut ranges, &mut next);
         }
         self.keys = keys;
         // Slots in leaf order; the spans of the leaves, then of the nodes above them.
-        let mut tree = std::mem::take(&mut self.tree);
         tree.depth = depth;
         tree.nodes.clear();
         tree.nodes.resize(1 << (depth + 1), Span::default());
@@ -265,6 +277,8 @@ impl Solver {
                 (false, false) => 1,
             } as u8;
         }
+        tree.ranges = ranges;
+        tree.next = next;
         self.tree = tree;
         self.scratch = movers;
         depth
@@ -274,10 +288,15 @@ impl Solver {
     /// bottom up within a node, as sorted before) and their rows with them, so each node's
     /// patches and rows are one slice of each, and records the nodes' spans.
     pub(super) fn group_parts(&mut self) {
-        let tree = std::mem::take(&mut self.tree);
+        let mut tree = std::mem::take(&mut self.tree);
         let nodes = tree.nodes.len();
         // A stable counting sort by rank, each patch copied once (see `Self::gather_patches`).
-        let mut count = vec![0usize; nodes + 1];
+        let (mut count, mut cursor) = (
+            std::mem::take(&mut tree.count),
+            std::mem::take(&mut tree.cursor),
+        );
+        count.clear();
+        count.resize(nodes + 1, 0);
         for p in &self.patches {
             count[tree.rank(p.node as usize) + 1] += 1;
         }
@@ -287,7 +306,8 @@ impl Solver {
         let mut by_part = std::mem::take(&mut self.by_part);
         by_part.clear();
         by_part.resize(self.patches.len(), 0);
-        let mut cursor = count.clone();
+        cursor.clear();
+        cursor.extend_from_slice(&count);
         for (k, p) in self.patches.iter().enumerate() {
             let r = tree.rank(p.node as usize);
             by_part[cursor[r]] = k as u32;
@@ -304,7 +324,6 @@ impl Solver {
             patch.first = first;
         }
         std::mem::swap(&mut self.rows, &mut self.reordered);
-        let mut tree = tree;
         let rows_until = |n: usize| self.patches.get(n).map_or(self.rows.len(), |p| p.first);
         for k in 1..nodes {
             let r = tree.rank(k);
@@ -312,6 +331,8 @@ impl Solver {
             tree.nodes[k].patches = (p0, p1);
             tree.nodes[k].rows = (rows_until(p0), rows_until(p1));
         }
+        tree.count = count;
+        tree.cursor = cursor;
         self.tree = tree;
     }
 }
@@ -334,6 +355,7 @@ mod tests {
         let tree = Tree {
             depth: 2,
             nodes: vec![Span::default(); 8],
+            ..Tree::default()
         };
         // Leaves 4..8 first, then 2 and 3, then the root.
         let ranks: Vec<usize> = (1..8).map(|k| tree.rank(k)).collect();

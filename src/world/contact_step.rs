@@ -164,6 +164,7 @@ impl World {
             |c| pushed.push(*c),
         );
         self.counts.contact_iterations += report.iterations as u64;
+        self.stage_times.contact_sweeps += report.sweep_seconds;
         self.counts.step_point_sweeps += (self.contact.contacts.len() * report.iterations) as u64;
         for c in &pushed {
             self.note_support(c.a, c.b, c.normal);

@@ -226,6 +226,9 @@ pub enum SimError {
 pub struct StageTimes {
     /// Contact steps: finding resting contacts and solving them as constraints.
     pub contact_step: f64,
+    /// Of `contact_step`, the solver's sweeps (Gauss–Seidel and shock propagation), the part
+    /// that runs on every core.
+    pub contact_sweeps: f64,
     /// Swept boxes, broad phase and the first (coarse) pair bounds at frame starts.
     pub broad_phase: f64,
     /// The event loop: heap pops, distances, collision response, re-bounding.
