@@ -6,8 +6,8 @@
 #   benches/scaling.sh [--threads "2 4 8 16"] [--duration S] SCENE... -- BUILD...
 #
 # BUILD is a path to a tumble binary (default: target/release/tumble). Prints one CSV row per
-# run: build, scene, threads, wall time and the contact step's, the event loop's and the broad
-# phase's shares (s), collisions, local re-solves, step and re-solve point-sweeps, maximum
+# run: build, scene, threads, wall time and the contact step's (and of it, its sweeps'), the
+# event loop's and the broad phase's shares (s), collisions, local re-solves, step and re-solve point-sweeps, maximum
 # penetration, bodies through the outlet, and whether the counts equal the first thread
 # count's for the same build and scene (the run must not depend on the thread count).
 set -euo pipefail
@@ -28,7 +28,7 @@ done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fig() { grep -E "^$1 " "$2" | head -1 | sed -E "s/^$1 +//; s/ .*//"; }
-echo "build,scene,threads,wall_s,contact_step_s,event_loop_s,broad_phase_s,collisions,re_solves,step_point_sweeps,resolve_point_sweeps,max_penetration_m,through_outlet,same_counts"
+echo "build,scene,threads,wall_s,contact_step_s,contact_sweeps_s,event_loop_s,broad_phase_s,collisions,re_solves,step_point_sweeps,resolve_point_sweeps,max_penetration_m,through_outlet,same_counts"
 declare -A first
 for scene in "${scenes[@]}"; do
   for t in $threads; do
@@ -39,7 +39,7 @@ for scene in "${scenes[@]}"; do
       key="$b|$scene"
       [ -n "${first[$key]:-}" ] || first[$key]=$counts
       same=no; [ "${first[$key]}" = "$counts" ] && same=yes
-      echo "$(basename "$b"),$(basename "$scene" .toml),$t,$(fig 'wall time \(s\)' "$out"),$(fig 'stage contact_step \(s\)' "$out"),$(fig 'stage event_loop \(s\)' "$out"),$(fig 'stage broad_phase \(s\)' "$out"),$(fig 'count collisions' "$out"),$(fig 'count held_resolutions' "$out"),$(fig 'count step_point_sweeps' "$out"),$(fig 'count resolve_point_sweeps' "$out"),$(fig 'max penetration \(m\)' "$out"),$(fig 'through outlet' "$out"),$same"
+      echo "$(basename "$b"),$(basename "$scene" .toml),$t,$(fig 'wall time \(s\)' "$out"),$(fig 'stage contact_step \(s\)' "$out"),$(fig 'stage contact_sweeps \(s\)' "$out"),$(fig 'stage event_loop \(s\)' "$out"),$(fig 'stage broad_phase \(s\)' "$out"),$(fig 'count collisions' "$out"),$(fig 'count held_resolutions' "$out"),$(fig 'count step_point_sweeps' "$out"),$(fig 'count resolve_point_sweeps' "$out"),$(fig 'max penetration \(m\)' "$out"),$(fig 'through outlet' "$out"),$same"
     done
   done
 done

@@ -86,14 +86,22 @@ impl<J: Copy + Send> Shared<J> {
 }
 
 impl<J: Copy + Send> Crew<'_, J> {
-    /// Runs `work(job, k)` for every k in `jobs`, on this thread and the crew's at once, and
-    /// returns the largest result (all non-negative; 0 for no job). The jobs must touch
-    /// disjoint data.
-    pub fn run(&self, job: J, jobs: std::ops::Range<usize>) -> f64 {
+    /// Runs `work(job, k)` for every k in `jobs`, on this thread and, if `share`, the crew's at
+    /// once, and returns the largest result (all non-negative; 0 for no job). The jobs must
+    /// touch disjoint data. Whether a round is shared changes only who runs its jobs, never
+    /// their results: a round too small to repay the hand-over runs here.
+    pub fn run(&self, job: J, jobs: std::ops::Range<usize>, share: bool) -> f64 {
         let shared = self.shared;
         let count = jobs.len();
         if count == 0 {
             return 0.0;
+        }
+        if count == 1 || !share {
+            // Largest by bits, as the shared path takes it (the same for non-negative results).
+            let most = jobs
+                .map(|k| (self.work)(job, k).to_bits())
+                .fold(0, u64::max);
+            return f64::from_bits(most);
         }
         assert!(jobs.end as u64 <= JOB_MASK, "too many jobs in one round");
         *shared.round.lock().unwrap_or_else(|e| e.into_inner()) = Some(job);
@@ -231,7 +239,7 @@ mod tests {
                         .map(|round| {
                             let jobs =
                                 (round as usize % 5)..(round as usize % 5 + 1 + round as usize % 9);
-                            crew.run(round, jobs)
+                            crew.run(round, jobs, round % 3 != 0)
                         })
                         .collect::<Vec<_>>()
                 })
@@ -272,7 +280,7 @@ mod tests {
                 pool.install(|| {
                     with_crew(helpers, &work, |crew| {
                         for round in 0..100u32 {
-                            std::hint::black_box(crew.run(round, 0..8));
+                            std::hint::black_box(crew.run(round, 0..8, true));
                         }
                     })
                 })

@@ -12,6 +12,9 @@ use super::split::{Part, Shared, Tree};
 use super::{Solver, StepReport, StepSettings};
 use glam::{DMat3, DVec3};
 
+/// Rounds of fewer patches than this run on the calling thread (see [`Solver::sweep_parts`]).
+const SHARED_ROUND: usize = 128;
+
 /// A residual above this fraction of its value `stall_window` sweeps earlier is stalled.
 const STALL_RATIO: f64 = 0.8;
 
@@ -243,11 +246,35 @@ impl Solver {
             }
         };
         let depth = tree.depth;
-        // One round per level of the tree, leaves first; the largest residual.
+        // The patches of tree level `level`, and of them those among `by_level[from..to]`.
+        let level_patches = |level: u32| {
+            let nodes = Tree::level(level);
+            (
+                tree.nodes[nodes.start].patches.0,
+                tree.nodes[nodes.end - 1].patches.1,
+            )
+        };
+        let round_patches = |job: Job, level: u32| {
+            let (p0, p1) = level_patches(level);
+            match job {
+                Job::Sweep(_) => p1 - p0,
+                Job::Shock { from, to, .. } => {
+                    let entries = &by_level[from..to];
+                    entries.partition_point(|e| (e.1 as usize) < p1)
+                        - entries.partition_point(|e| (e.1 as usize) < p0)
+                }
+            }
+        };
+        // One round per level of the tree, leaves first; the largest residual. A round of
+        // fewer than `SHARED_ROUND` patches runs on this thread (most shock-propagation
+        // levels): handing it over would cost more than its sweep.
         let sweep = |crew: &Crew<'_, Job>, job: Job| {
             (0..=depth)
                 .rev()
-                .map(|level| crew.run(job, Tree::level(level)))
+                .map(|level| {
+                    let share = round_patches(job, level) >= SHARED_ROUND;
+                    crew.run(job, Tree::level(level), share)
+                })
                 .fold(0.0, f64::max)
         };
         with_crew((1 << depth) - 1, &work, |crew| {

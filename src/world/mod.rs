@@ -31,6 +31,8 @@ mod islands;
 mod joint_step;
 mod lcp_step;
 mod pair_bound;
+#[cfg(feature = "parallelism-probe")]
+mod parallelism_probe;
 mod settings;
 mod sleep;
 mod stage_seed;
@@ -166,6 +168,20 @@ impl World {
 
     /// [`Self::step_frame`] on this thread.
     fn step_frame_here(&mut self, until: f64) -> Result<(), SimError> {
+        #[cfg(feature = "parallelism-probe")]
+        {
+            let half = (self.time * 2.0).floor();
+            let stepped = self.step_frame_inner(until);
+            if (self.time * 2.0).floor() > half {
+                parallelism_probe::report(half / 2.0);
+            }
+            stepped
+        }
+        #[cfg(not(feature = "parallelism-probe"))]
+        self.step_frame_inner(until)
+    }
+
+    fn step_frame_inner(&mut self, until: f64) -> Result<(), SimError> {
         if until <= self.time {
             return Ok(());
         }
@@ -275,7 +291,11 @@ impl World {
             self.bodies[b].advance_to(t, self.settings.gravity);
             #[cfg(test)]
             self.watch_popped(&ev);
+            #[cfg(feature = "parallelism-probe")]
+            let started = parallelism_probe::before_event(&self.bodies);
             self.process_pair(a, b, t)?;
+            #[cfg(feature = "parallelism-probe")]
+            parallelism_probe::after_event(&self.bodies, a, b, started);
             if self.escaped {
                 break;
             }
