@@ -155,8 +155,8 @@ impl World {
     /// Advances one frame period, or less to stop exactly at `until` (s).
     ///
     /// Called from outside rayon's pool, the frame runs on a pool thread while the caller
-    /// waits: the frame's parallel parts (the contact queries, the contact step's partner
-    /// thread, island event loops) then have the pool's threads to themselves, one per core.
+    /// waits: the frame's parallel parts (the contact queries, the contact step's crew
+    /// threads, island event loops) then have the pool's threads to themselves, one per core.
     /// Run from the caller's thread instead, the frame's thread and the pool's would be one
     /// thread more than the cores (docs/design.md, Islands and threads).
     pub fn step_frame(&mut self, until: f64) -> Result<(), SimError> {
