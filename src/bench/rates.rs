@@ -25,6 +25,11 @@ pub struct Rates {
     pub sweeps_per_step: Option<f64>,
     /// Mean size of a step's largest island.
     pub mean_largest_island: Option<f64>,
+    /// Wall time of the event loop per impulse event (µs): the event loop's cost per event.
+    pub event_loop_us_per_event: Option<f64>,
+    /// Wall time of the contact steps' sweeps per point-sweep (ns, on however many threads the
+    /// run had): the contact step's cost per point.
+    pub sweep_ns_per_point: Option<f64>,
     /// `method = "lcp"`: LCPs per time step, their mean size (rows), Lemke pivots per LCP.
     pub lcp_problems_per_step: Option<f64>,
     pub lcp_rows_per_problem: Option<f64>,
@@ -54,10 +59,24 @@ impl Rates {
             contact_points_per_step: per(counts.resting_contacts, counts.contact_steps),
             sweeps_per_step: per(counts.contact_iterations, counts.contact_steps),
             mean_largest_island: per(counts.largest_island_sum, counts.island_steps),
+            event_loop_us_per_event: None,
+            sweep_ns_per_point: None,
             lcp_problems_per_step: per(counts.lcp_problems, counts.lcp_steps),
             lcp_rows_per_problem: per(counts.lcp_rows, counts.lcp_problems),
             lcp_pivots_per_problem: per(counts.lcp_pivots, counts.lcp_problems),
         }
+    }
+
+    /// With the wall-time rates from `stage_times` (the world's stage times, seconds by stage
+    /// name) for the run of `counts`.
+    pub fn with_stage_times(mut self, counts: &Counts, stage_times: &serde_json::Value) -> Rates {
+        let stage = |name: &str| stage_times.get(name).and_then(serde_json::Value::as_f64);
+        let events = counts.collisions + counts.microcollisions + counts.held_resolutions;
+        let per =
+            |t: Option<f64>, n: u64, unit: f64| t.filter(|_| n > 0).map(|t| t * unit / n as f64);
+        self.event_loop_us_per_event = per(stage("event_loop"), events, 1e6);
+        self.sweep_ns_per_point = per(stage("contact_sweeps"), counts.step_point_sweeps, 1e9);
+        self
     }
 
     /// `(name, value)` rows for the figures table.
@@ -93,6 +112,14 @@ impl Rates {
             (
                 "rate mean largest island".into(),
                 opt(self.mean_largest_island),
+            ),
+            (
+                "rate event loop µs/event".into(),
+                opt(self.event_loop_us_per_event),
+            ),
+            (
+                "rate sweep ns/point-sweep".into(),
+                opt(self.sweep_ns_per_point),
             ),
             ("rate LCPs/step".into(), opt(self.lcp_problems_per_step)),
             ("rate LCP rows/LCP".into(), opt(self.lcp_rows_per_problem)),

@@ -100,6 +100,7 @@ pub(super) fn summarise(
     } else {
         None
     };
+    let stage_times = median_stage_times(&runs);
     BenchReport {
         scene: scene.source.display().to_string(),
         bodies: scene.motion_counts().0,
@@ -116,9 +117,10 @@ pub(super) fn summarise(
         heap_pops_per_second: median_of(&|r| r.heap_pops_per_second),
         peak_memory_mib,
         event_loop_allocations: first.event_loop_allocations,
-        stage_times: median_stage_times(&runs),
+        stage_times: stage_times.clone(),
         counts: first.counts.clone(),
-        rates: Rates::of(&first.counts, scene.motion_counts().0, first.sim_time),
+        rates: Rates::of(&first.counts, scene.motion_counts().0, first.sim_time)
+            .with_stage_times(&first.counts, &stage_times),
         quality: first.quality.clone(),
         deterministic,
         by_second: median_by_second(&runs),

@@ -108,6 +108,24 @@ fn rates_are_counts_per_body_second_and_per_event() {
     assert_eq!(r.contact_points_per_step, Some(123.4));
     assert_eq!(r.sweeps_per_step, Some(64.0));
     assert_eq!(r.mean_largest_island, Some(30.0));
+    // Wall-time rates from the stage times: 0.5 s of event loop over 1 000 events, 0.2 ms of
+    // sweeps over 4 000 point-sweeps; none without a stage or without a count.
+    let counts = Counts {
+        step_point_sweeps: 4000,
+        ..counts
+    };
+    let times = serde_json::json!({"event_loop": 0.5, "contact_sweeps": 0.0002});
+    let timed = Rates::of(&counts, 100, 2.0).with_stage_times(&counts, &times);
+    assert_eq!(timed.event_loop_us_per_event, Some(500.0));
+    let ns = timed.sweep_ns_per_point.expect("a sweep rate");
+    assert!((ns - 50.0).abs() < 1e-9, "{ns}");
+    let untimed = r.clone().with_stage_times(&Counts::default(), &times);
+    assert_eq!(untimed.event_loop_us_per_event, None);
+    assert_eq!(
+        r.with_stage_times(&counts, &serde_json::json!({}))
+            .sweep_ns_per_point,
+        None
+    );
     // Nothing to divide by: no figure rather than a NaN or an infinity.
     let none = Rates::of(&Counts::default(), 0, 0.0);
     assert_eq!(none.collisions_per_body_second, 0.0);
