@@ -53,11 +53,10 @@ fn pool_break_stays_mirror_symmetric_through_the_break() {
     );
 }
 
-/// After the break the balls roll on the cloth as resting contacts; a held pair that closes is
-/// re-solved with the rings of held pairs grown from it, which are not mirror-symmetric
-/// (docs/experiments.md, Pool break).
+/// After the break the balls roll on the cloth as resting contacts; a contact step can hold one
+/// of two mirror-image pairs and not the other (docs/experiments.md, Pool break).
 #[test]
-#[ignore = "defect: a local re-solve's rings grow from the popped pair, so a solve seeded on one side of the axis is not mirror-symmetric while the balls roll (2.3e-3 m/s)"]
+#[ignore = "defect: while the balls roll, a contact step holds one of two mirror-image pairs and not the other, and the re-solves that follow differ (2.3e-3 m/s)"]
 fn pool_break_stays_mirror_symmetric_while_rolling() {
     let (_, worst) = pool_break();
     assert!(
