@@ -61,6 +61,18 @@ pub fn coupling(x: &[End; 2], y: &[End; 2]) -> f64 {
     s
 }
 
+/// Writes `J M⁻¹ Jᵀ` of `rows` into the top-left corner of the row-major matrix `m` whose rows
+/// are `stride` long (symmetric: each coupling computed once).
+pub fn fill_couplings(rows: &[[End; 2]], m: &mut [f64], stride: usize) {
+    for i in 0..rows.len() {
+        for k in i..rows.len() {
+            let s = coupling(&rows[i], &rows[k]);
+            m[i * stride + k] = s;
+            m[k * stride + i] = s;
+        }
+    }
+}
+
 /// Applies impulse `lambda` along a row to its yielding bodies.
 pub fn apply(bodies: &mut [Body], ends: &[End; 2], lambda: f64) {
     for e in ends {

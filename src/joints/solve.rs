@@ -9,7 +9,7 @@ use super::dense::Cholesky;
 use super::{anchor, turned, Joint, Joints};
 use crate::ballistic;
 use crate::body::Body;
-use crate::constraint_row::{apply, coupling, velocity, End};
+use crate::constraint_row::{apply, fill_couplings, velocity, End};
 use crate::scene::JointKind;
 use glam::{DMat3, DQuat, DVec3};
 
@@ -62,13 +62,7 @@ impl System {
             .collect();
         let n = rows.len();
         let mut a = vec![0.0; n * n];
-        for i in 0..n {
-            for k in i..n {
-                let s = coupling(&ends[i], &ends[k]);
-                a[i * n + k] = s;
-                a[k * n + i] = s;
-            }
-        }
+        fill_couplings(&ends, &mut a, n);
         System {
             factor: Cholesky::new(&a, n),
             rows,

@@ -6,7 +6,7 @@
 
 use super::lemke::{self, LemkeError};
 use crate::body::Body;
-use crate::constraint_row::{apply, coupling, velocity, End};
+use crate::constraint_row::{apply, fill_couplings, velocity, End};
 use crate::union_find::UnionFind;
 use glam::DVec3;
 
@@ -155,13 +155,7 @@ fn solve_group(
     let rows_len = rows.len();
     let size = rows_len + k;
     let mut m = vec![0.0; size * size];
-    for i in 0..rows_len {
-        for j in i..rows_len {
-            let s = coupling(&rows[i], &rows[j]);
-            m[i * size + j] = s;
-            m[j * size + i] = s;
-        }
-    }
+    fill_couplings(&rows, &mut m, size);
     // A contact set is often degenerate (a ball on a table touching two balls, a box's four
     // corners on the floor: more rows than the bodies' freedoms), and M is then singular. It is
     // not regularized: a diagonal of ε turns the exact zeros of the degenerate directions into
