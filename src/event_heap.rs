@@ -14,6 +14,9 @@ pub enum BoundKind {
     Coarse,
     /// From the true distance and closest-point normal.
     Fine,
+    /// The instant a pair inside its contact band comes down to half the band, found on the
+    /// ballistic trajectories: pop means "handle the pair now".
+    Crossing,
 }
 
 /// One heap entry.

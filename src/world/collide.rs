@@ -7,6 +7,7 @@ use crate::body::{Body, Motion};
 use crate::collision_impulse::{
     collision_frame, collision_impulse, collision_matrix, ContactLaw, ImpulseKind,
 };
+use crate::event_heap::BoundKind;
 use crate::narrow_phase::{proximity, ContactPoint};
 use crate::scene::RestingContactMode;
 use glam::{DMat3, DVec3};
@@ -21,8 +22,14 @@ pub(super) fn body_proximity(a: &Body, b: &Body, margin: f64, out: &mut Vec<Cont
 }
 
 impl World {
-    /// Handles a popped, current entry: both bodies are at `t`.
-    pub(super) fn process_pair(&mut self, a: usize, b: usize, t: f64) -> Result<(), SimError> {
+    /// Handles a popped, current entry of kind `kind`: both bodies are at `t`.
+    pub(super) fn process_pair(
+        &mut self,
+        a: usize,
+        b: usize,
+        t: f64,
+        kind: BoundKind,
+    ) -> Result<(), SimError> {
         let d = self.measure(a, b);
         let eps = self.band(a, b);
         if d <= eps && (self.bodies[a].asleep || self.bodies[b].asleep) {
@@ -46,7 +53,18 @@ impl World {
             }
         }
         if d <= eps && self.settings.resting_mode == RestingContactMode::Constraints {
-            if self.resolve_held(a, b, t) {
+            let crossing = kind == BoundKind::Crossing;
+            // Entering the band slower than an impact: handled when the gap is half the band, an
+            // instant of the trajectories, not of the bound's history (`band_crossing`). An
+            // impact's impulse depends on the velocities alone; a resting solve also on the gap.
+            if !crossing && eps >= self.settings.epsilon && !self.is_impact(a, b, eps) {
+                if let Some(tc) = self.band_crossing(a, b, d, 0.5 * eps, t) {
+                    self.counts.band_crossings += 1;
+                    self.push(a, b, tc, BoundKind::Crossing);
+                    return Ok(());
+                }
+            }
+            if self.resolve_held(a, b, t, crossing) {
                 for i in [a, b] {
                     if !self.bodies[i].is_finite() {
                         return Err(self.non_finite(i, t));

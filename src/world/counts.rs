@@ -87,6 +87,9 @@ pub struct Counts {
     pub resolve_point_sweeps: u64,
     /// Contact steps longer than the shortest (`[world] contact_step`).
     pub long_contact_steps: u64,
+    /// Pairs found approaching inside their contact band whose handling was moved to the
+    /// instant their gap came down to half the band (see `world/band_crossing.rs`).
+    pub band_crossings: u64,
     /// Dense solves of an articulation's joint rows: holding them over steps, projecting
     /// velocities and finding articulated collision matrices (see [`crate::joints`]).
     pub joint_solves: u64,
@@ -134,6 +137,7 @@ impl Counts {
             step_point_sweeps,
             resolve_point_sweeps,
             long_contact_steps,
+            band_crossings,
             joint_solves,
             lcp_steps,
             lcp_problems,
@@ -171,6 +175,7 @@ impl Counts {
         self.step_point_sweeps += step_point_sweeps;
         self.resolve_point_sweeps += resolve_point_sweeps;
         self.long_contact_steps += long_contact_steps;
+        self.band_crossings += band_crossings;
         self.joint_solves += joint_solves;
         self.lcp_steps += lcp_steps;
         self.lcp_problems += lcp_problems;

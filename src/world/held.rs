@@ -93,7 +93,7 @@ impl World {
     /// wedged between two neighbours from one into the other and back, and reversing the tiny
     /// approach speed (a microcollision) would leave the pair at the band's edge, caught again
     /// and again. Re-bounds every body whose velocity changed; returns true if any did.
-    pub(super) fn resolve_held(&mut self, a: usize, b: usize, t: f64) -> bool {
+    pub(super) fn resolve_held(&mut self, a: usize, b: usize, t: f64, crossing: bool) -> bool {
         let eps = self.settings.epsilon;
         let band = self.band(a, b);
         let h = self.contact_step;
@@ -153,6 +153,10 @@ impl World {
         let mut seeds = std::mem::take(&mut self.cluster.seeds);
         seeds.clear();
         seeds.push((a, b, tries));
+        if crossing {
+            // The pairs of its bodies at their own crossing now are handled with it.
+            self.gather_crossings(a, b, t, &mut seeds);
+        }
         self.cluster.seeds = seeds;
         let mut moved = std::mem::take(&mut self.cluster.moved);
         moved.clear();

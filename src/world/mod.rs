@@ -19,6 +19,7 @@
 //! reach ε_c/2, and every pair an impulse changes is bounded again at once. The reasoning and
 //! the measurements behind each stage are in `docs/design.md`.
 
+mod band_crossing;
 mod bounds;
 mod build;
 mod collide;
@@ -125,6 +126,8 @@ pub struct World {
     woken: Vec<usize>,
     /// Stack of [`World::wake_up`], frontier of [`World::solve_rings`].
     wake_stack: Vec<usize>,
+    /// The popped pair's points, kept while its band crossing is searched for.
+    crossing_points: Vec<ContactPoint>,
     /// The contact impulses a solve reports.
     pushed: Vec<crate::resting_contact::ContactImpulse>,
     /// The bodies [`World::rebound_after_change`] re-bounds.
@@ -293,7 +296,7 @@ impl World {
             self.watch_popped(&ev);
             #[cfg(feature = "parallelism-probe")]
             let started = parallelism_probe::before_event(&self.bodies);
-            self.process_pair(a, b, t)?;
+            self.process_pair(a, b, t, ev.kind)?;
             #[cfg(feature = "parallelism-probe")]
             parallelism_probe::after_event(&self.bodies, a, b, started);
             if self.escaped {

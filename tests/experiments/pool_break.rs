@@ -53,11 +53,10 @@ fn pool_break_stays_mirror_symmetric_through_the_break() {
     );
 }
 
-/// After the break the balls roll on the cloth as resting contacts; mirror-image pairs whose
-/// bounds were computed at different moments are handled at different instants
-/// (docs/experiments.md, Pool break).
+/// After the break the balls roll on the cloth as resting contacts. Mirror-image pairs entering
+/// their contact bands are handled at the instant their gaps are half the band, whatever their
+/// bounding histories (`world/band_crossing.rs`), so the roll stays mirror-symmetric too.
 #[test]
-#[ignore = "defect: while the balls roll, mirror-image pairs with different bounding histories are found in their bands at different instants and re-solved apart (2.3e-3 m/s)"]
 fn pool_break_stays_mirror_symmetric_while_rolling() {
     let (_, worst) = pool_break();
     assert!(
