@@ -79,6 +79,9 @@ pub struct Body {
     pub version: u32,
     /// Upper bound on |ω| until the next change (rad/s).
     pub max_angular_speed: f64,
+    /// Where ω stays until the next change: within `wobble` of the constant `steady` part
+    /// along the angular momentum (a torque-free body; see [`ballistic::SpinBound`]).
+    pub spin: ballistic::SpinBound,
     /// Collision geometry in the body frame.
     pub collider: Collider,
     /// Largest distance of a body point from the centre of mass (m).
@@ -266,13 +269,16 @@ impl Body {
     /// Recomputes the angular-speed bound after a change of angular velocity (for a body on a
     /// path, the largest angular speed along the whole path).
     pub fn refresh_bounds(&mut self) {
-        self.max_angular_speed = match (self.motion, &self.path) {
+        self.spin = match (self.motion, &self.path) {
             (Motion::Dynamic, _) => {
-                ballistic::max_angular_speed(self.orientation, self.angular_velocity, self.inertia)
+                ballistic::spin_bound(self.orientation, self.angular_velocity, self.inertia)
             }
-            (_, Some(path)) => path.max_angular_speed().max(self.angular_velocity.length()),
-            _ => self.angular_velocity.length(),
+            (_, Some(path)) => ballistic::SpinBound::speed_only(
+                path.max_angular_speed().max(self.angular_velocity.length()),
+            ),
+            _ => ballistic::SpinBound::speed_only(self.angular_velocity.length()),
         };
+        self.max_angular_speed = self.spin.max_speed;
     }
 
     /// For a body on a path: the acceleration `a` for which the mean velocity over the next `h`
@@ -308,6 +314,8 @@ impl Body {
             acceleration: self.acceleration(gravity),
             angular_velocity: self.angular_velocity,
             max_angular_speed: self.max_angular_speed,
+            steady_spin: self.spin.steady,
+            spin_wobble: self.spin.wobble,
             constant_spin,
             rotation_radius: self.rotation_radius,
             speed_slack,
@@ -385,6 +393,7 @@ pub struct BodyHot {
     angular_velocity: DVec3,
     version: u32,
     max_angular_speed: f64,
+    spin: ballistic::SpinBound,
     asleep: bool,
     rest_anchor: (DVec3, DQuat, f64),
     supported_at: f64,
@@ -402,6 +411,7 @@ impl Body {
             angular_velocity: self.angular_velocity,
             version: self.version,
             max_angular_speed: self.max_angular_speed,
+            spin: self.spin,
             asleep: self.asleep,
             rest_anchor: self.rest_anchor,
             supported_at: self.supported_at,
@@ -419,11 +429,13 @@ impl Body {
             angular_velocity,
             version,
             max_angular_speed,
+            spin,
             asleep,
             rest_anchor,
             supported_at,
             push,
         } = *hot;
+        self.spin = spin;
         self.push = push;
         self.time = time;
         self.position = position;

@@ -30,6 +30,10 @@ pub struct MotionBound {
     pub angular_velocity: DVec3,
     /// Upper bound on `|ω|` over the flight (rad/s).
     pub max_angular_speed: f64,
+    /// ω stays within `spin_wobble` of `steady_spin` over the flight (rad/s; see
+    /// [`crate::ballistic::SpinBound`]).
+    pub steady_spin: DVec3,
+    pub spin_wobble: f64,
     /// True if `ω` is constant over the flight (spherical inertia, kinematic, fixed).
     pub constant_spin: bool,
     /// Rotation radius: bound on support-function change per unit angular speed (m).
@@ -48,11 +52,15 @@ impl MotionBound {
         if self.rotation_radius == 0.0 || self.max_angular_speed == 0.0 {
             return 0.0;
         }
+        // d/dt max_r n·(R r) = n·(ω × r*) = r*·(n × ω): only ω's part across n counts.
         let w = if self.constant_spin {
-            // d/dt max_r n·(R r) = n·(ω × r*) = r*·(n × ω): only ω's part across n counts.
             self.angular_velocity.cross(n).length()
         } else {
+            // ω(t) = steady + (at most wobble): |ω × n| ≤ |steady × n| + wobble. A rattleback
+            // spinning about the vertical turns its support along the floor's normal only
+            // by its rocking.
             self.max_angular_speed
+                .min(self.steady_spin.cross(n).length() + self.spin_wobble)
         };
         w * self.rotation_radius * (1.0 + 1e-12)
     }
@@ -398,6 +406,8 @@ mod tests {
             acceleration: g,
             angular_velocity: DVec3::ZERO,
             max_angular_speed: 0.0,
+            steady_spin: DVec3::ZERO,
+            spin_wobble: 0.0,
             constant_spin: true,
             rotation_radius: 0.0,
             speed_slack: 0.0,

@@ -6,7 +6,7 @@
 
 use glam::{DQuat, DVec3};
 use proptest::prelude::*;
-use tumble::ballistic::{advance_linear, advance_rotation, is_spherical, max_angular_speed};
+use tumble::ballistic::{advance_linear, advance_rotation, is_spherical, spin_bound};
 use tumble::narrow_phase::{box_corners, proximity, Collider, Pose};
 use tumble::shape::Shape;
 use tumble::toi_bound::{
@@ -37,11 +37,14 @@ impl Flight {
         }
     }
     fn bound(&self, c: &Collider) -> MotionBound {
+        let spin = spin_bound(self.q, self.w, self.inertia);
         MotionBound {
             velocity: self.v,
             acceleration: if self.dynamic { G } else { DVec3::ZERO },
             angular_velocity: self.w,
-            max_angular_speed: max_angular_speed(self.q, self.w, self.inertia),
+            max_angular_speed: spin.max_speed,
+            steady_spin: spin.steady,
+            spin_wobble: spin.wobble,
             constant_spin: is_spherical(self.inertia),
             rotation_radius: c.rotation_radius(),
             speed_slack: 0.0,

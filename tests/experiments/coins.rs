@@ -17,7 +17,11 @@ fn coins_lose_energy_settle_and_lie_flat() {
     let scene = gallery::scene("coins.toml");
     let g = -scene.world.gravity.z;
     let coin = scene.bodies.iter().find(|b| b.name == "coin_0").unwrap();
-    let Shape::Cylinder { half_height, .. } = coin.shape else {
+    let Shape::Cylinder {
+        half_height,
+        radius,
+    } = coin.shape
+    else {
         panic!("coin_0 is not a cylinder")
     };
     let platform = scene.bodies.iter().find(|b| b.name == "platform").unwrap();
@@ -56,15 +60,26 @@ fn coins_lose_energy_settle_and_lie_flat() {
         if rest {
             at_rest.push((k, axis, s.position.z - top));
         } else {
-            moving.push((k, axis, s.angular_velocity.length()));
+            // The rim's lowest point: how high above the platform, how fast it slips.
+            let a = s.orientation * DVec3::Z;
+            let down = (DVec3::Z - a * a.z).normalize_or_zero();
+            let low = s.position - down * radius - a * (half_height * a.z.signum());
+            let slip = s.velocity + s.angular_velocity.cross(low - s.position);
+            moving.push((
+                k,
+                axis,
+                s.angular_velocity.length(),
+                low.z - top,
+                DVec3::new(slip.x, slip.y, 0.0).length(),
+            ));
         }
     }
     eprintln!(
         "coins: energy {:.3} mJ at the start, {:.3} mJ at {:.1} s ({:.3} mJ lying flat): {:.2} % of \
          the energy above lying flat left; largest rise between frames {:.2e} mJ ({:.1e} of the \
          start), highest {:.4} mJ; max penetration {:.2e} m (ε_c {:.0e}); at rest (coin, |axis z|, \
-         height above the platform m) {at_rest:.5?}; still moving (coin, |axis z|, spin rad/s) \
-         {moving:.3?}; wall {:.3} s",
+         height above the platform m) {at_rest:.5?}; still moving (coin, |axis z|, spin rad/s, rim's lowest point above the platform m, its \
+         slip m/s) {moving:.4?}; wall {:.3} s",
         1e3 * e0,
         1e3 * energy(end),
         end.t,
@@ -135,14 +150,21 @@ fn coins_lose_energy_settle_and_lie_flat() {
         "penetration {}",
         rec.world.max_penetration()
     );
-    // How many have stopped by the end is chaotic (it changes with any change of event order);
-    // what must hold: some are at rest, and the others are down, wobbling on their rims as
-    // Euler's disk does (a rigid disk has no rolling resistance), within 20° of flat.
+    // How many have stopped by the end is chaotic (it changes with any change of event order),
+    // and so is the tilt of a coin still wobbling on its rim: a rigid disk rolling without
+    // slipping loses no energy (it has no rolling resistance), and Euler's disk trades spin for
+    // tilt both ways. What must hold: some are at rest, and the others roll on their rims on
+    // the platform (the rim's lowest point within 2 ε_c of it, slipping at under 5 % of the
+    // rim's speed: a frame's velocities lag one contact step, about 1.5 % here, see
+    // docs/experiments.md, Known defects), or lie within 20° of flat.
     assert!(!at_rest.is_empty(), "no coin at rest");
-    for (k, axis, spin) in &moving {
+    let eps = scene.world.collision_epsilon;
+    for &(k, axis, spin, low, slip) in &moving {
+        let rolling = low > -eps && low < 2.0 * eps && slip < 0.05 * spin * radius;
         assert!(
-            *axis > 20f64.to_radians().cos(),
-            "coin_{k} still moving (spin {spin} rad/s) with its axis at {axis} from vertical"
+            rolling || axis > 20f64.to_radians().cos(),
+            "coin_{k} still moving (spin {spin} rad/s) with its axis at {axis} from vertical, \
+             its rim {low} m above the platform, slipping at {slip} m/s"
         );
     }
     for (k, axis, height) in &at_rest {
