@@ -113,6 +113,10 @@ pub struct SpinBound {
     /// Upper bound on the rest of `ω`, across `L` (rad/s): `ω(t)` stays within this of
     /// `steady`.
     pub wobble: f64,
+    /// Upper bound on how fast the body's shape turns: `|ω|` less its part about the shape's
+    /// axis of symmetry, for a body symmetric about a principal axis with the other two
+    /// moments equal (see [`shape_turn`]); ∞ otherwise.
+    pub shape_turn: f64,
 }
 
 impl SpinBound {
@@ -122,6 +126,7 @@ impl SpinBound {
             max_speed,
             steady: DVec3::ZERO,
             wobble: max_speed,
+            shape_turn: f64::INFINITY,
         }
     }
 }
@@ -140,6 +145,7 @@ pub fn spin_bound(q: DQuat, omega: DVec3, inertia: DVec3) -> SpinBound {
             max_speed: w,
             steady: omega,
             wobble: 0.0,
+            shape_turn: f64::INFINITY,
         };
     }
     let wb = q.inverse() * omega;
@@ -177,7 +183,31 @@ pub fn spin_bound(q: DQuat, omega: DVec3, inertia: DVec3) -> SpinBound {
         max_speed,
         steady,
         wobble: across.sqrt() + 1e-9 * max_speed,
+        shape_turn: f64::INFINITY,
     }
+}
+
+/// Upper bound over a torque-free flight on `|ω|` less its part about `axis` (body frame,
+/// unit), the shape's axis of symmetry: turning about that axis moves none of the surface. For
+/// spherical inertia ω is constant; for a principal `axis` whose two other moments are equal
+/// (to 1e-12) Euler's equations keep `ω`'s body-frame part along it constant, and so the rest's
+/// length. The integrator's drift is allowed 1e-6 of `|ω|`. ∞ for any other body.
+pub fn shape_turn(axis: DVec3, q: DQuat, omega: DVec3, inertia: DVec3) -> f64 {
+    let wb = q.inverse() * omega;
+    let across = (wb - axis * wb.dot(axis)).length();
+    let margin = 1e-6 * wb.length();
+    if is_spherical(inertia) {
+        return across + margin;
+    }
+    let moments = inertia.to_array();
+    for k in 0..3 {
+        let (i, j) = ((k + 1) % 3, (k + 2) % 3);
+        let equal = (moments[i] - moments[j]).abs() <= 1e-12 * moments[i].max(moments[j]);
+        if equal && axis[k].abs() >= 1.0 - 1e-9 {
+            return across + margin;
+        }
+    }
+    f64::INFINITY
 }
 
 #[cfg(test)]

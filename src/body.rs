@@ -82,6 +82,8 @@ pub struct Body {
     /// Where ω stays until the next change: within `wobble` of the constant `steady` part
     /// along the angular momentum (a torque-free body; see [`ballistic::SpinBound`]).
     pub spin: ballistic::SpinBound,
+    /// The shape's axis of symmetry (body frame; see [`Collider::symmetry_axis`]), if any.
+    pub symmetry_axis: Option<DVec3>,
     /// Collision geometry in the body frame.
     pub collider: Collider,
     /// Largest distance of a body point from the centre of mass (m).
@@ -271,7 +273,12 @@ impl Body {
     pub fn refresh_bounds(&mut self) {
         self.spin = match (self.motion, &self.path) {
             (Motion::Dynamic, _) => {
-                ballistic::spin_bound(self.orientation, self.angular_velocity, self.inertia)
+                let (q, w, inertia) = (self.orientation, self.angular_velocity, self.inertia);
+                let mut spin = ballistic::spin_bound(q, w, inertia);
+                if let Some(axis) = self.symmetry_axis {
+                    spin.shape_turn = ballistic::shape_turn(axis, q, w, inertia);
+                }
+                spin
             }
             (_, Some(path)) => ballistic::SpinBound::speed_only(
                 path.max_angular_speed().max(self.angular_velocity.length()),
@@ -316,6 +323,7 @@ impl Body {
             max_angular_speed: self.max_angular_speed,
             steady_spin: self.spin.steady,
             spin_wobble: self.spin.wobble,
+            shape_turn: self.spin.shape_turn,
             constant_spin,
             rotation_radius: self.rotation_radius,
             speed_slack,

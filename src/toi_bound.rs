@@ -34,6 +34,9 @@ pub struct MotionBound {
     /// [`crate::ballistic::SpinBound`]).
     pub steady_spin: DVec3,
     pub spin_wobble: f64,
+    /// Upper bound on `|ω|` less its part about the shape's axis of symmetry over the flight
+    /// (rad/s; ∞ without one; see [`crate::ballistic::shape_turn`]).
+    pub shape_turn: f64,
     /// True if `ω` is constant over the flight (spherical inertia, kinematic, fixed).
     pub constant_spin: bool,
     /// Rotation radius: bound on support-function change per unit angular speed (m).
@@ -53,14 +56,16 @@ impl MotionBound {
             return 0.0;
         }
         // d/dt max_r n·(R r) = n·(ω × r*) = r*·(n × ω): only ω's part across n counts.
+        // Turning about the shape's axis of symmetry moves no surface: only the rest counts.
         let w = if self.constant_spin {
-            self.angular_velocity.cross(n).length()
+            self.angular_velocity.cross(n).length().min(self.shape_turn)
         } else {
             // ω(t) = steady + (at most wobble): |ω × n| ≤ |steady × n| + wobble. A rattleback
             // spinning about the vertical turns its support along the floor's normal only
             // by its rocking.
             self.max_angular_speed
                 .min(self.steady_spin.cross(n).length() + self.spin_wobble)
+                .min(self.shape_turn)
         };
         w * self.rotation_radius * (1.0 + 1e-12)
     }
@@ -98,7 +103,7 @@ impl DistanceBound {
             if m.rotation_radius == 0.0 || m.max_angular_speed == 0.0 {
                 0.0
             } else {
-                m.max_angular_speed * m.rotation_radius
+                m.max_angular_speed.min(m.shape_turn) * m.rotation_radius
             }
         };
         DistanceBound {
@@ -408,6 +413,7 @@ mod tests {
             max_angular_speed: 0.0,
             steady_spin: DVec3::ZERO,
             spin_wobble: 0.0,
+            shape_turn: f64::INFINITY,
             constant_spin: true,
             rotation_radius: 0.0,
             speed_slack: 0.0,

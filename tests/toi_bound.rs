@@ -6,7 +6,7 @@
 
 use glam::{DQuat, DVec3};
 use proptest::prelude::*;
-use tumble::ballistic::{advance_linear, advance_rotation, is_spherical, spin_bound};
+use tumble::ballistic::{advance_linear, advance_rotation, is_spherical, shape_turn, spin_bound};
 use tumble::narrow_phase::{box_corners, proximity, Collider, Pose};
 use tumble::shape::Shape;
 use tumble::toi_bound::{
@@ -45,6 +45,9 @@ impl Flight {
             max_angular_speed: spin.max_speed,
             steady_spin: spin.steady,
             spin_wobble: spin.wobble,
+            shape_turn: c.symmetry_axis().map_or(f64::INFINITY, |axis| {
+                shape_turn(axis, self.q, self.w, self.inertia)
+            }),
             constant_spin: is_spherical(self.inertia),
             rotation_radius: c.rotation_radius(),
             speed_slack: 0.0,
@@ -59,7 +62,7 @@ fn vec3(r: f64) -> impl Strategy<Value = DVec3> {
 
 fn flight(dynamic: bool) -> impl Strategy<Value = Flight> {
     (
-        0usize..4,
+        0usize..5,
         vec3(1.0),
         vec3(3.0),
         vec3(4.0),
@@ -81,12 +84,20 @@ fn flight(dynamic: bool) -> impl Strategy<Value = Flight> {
                     },
                     DVec3::new(0.45, 1.09, 1.36),
                 ),
-                _ => (
+                3 => (
                     Shape::Capsule {
                         radius: 0.5 * s,
                         half_length: s,
                     },
                     DVec3::new(1.0, 1.0, 0.4),
+                ),
+                // A coin: its axis the one of unequal moment.
+                _ => (
+                    Shape::Cylinder {
+                        radius: s,
+                        half_height: 0.1 * s,
+                    },
+                    DVec3::new(1.0, 1.0, 1.9),
                 ),
             };
             Flight {

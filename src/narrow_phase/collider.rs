@@ -168,6 +168,22 @@ impl Collider {
         self.rotation_radius
     }
 
+    /// The body-frame line through the origin about which the whole body is symmetric (every
+    /// part a ball centred on it, or a capsule or cylinder along it, and at least one of the
+    /// latter), as a unit vector: turning the body about it moves none of its surface, so its
+    /// support functions change only with the rest of its angular velocity. `None` otherwise
+    /// (a polytope, a plane, balls alone).
+    pub fn symmetry_axis(&self) -> Option<DVec3> {
+        if self.plane.is_some() {
+            return None;
+        }
+        let axis = self.parts.iter().find_map(|p| p.own_axis())?;
+        self.parts
+            .iter()
+            .all(|p| p.symmetric_about(axis))
+            .then_some(axis)
+    }
+
     /// Largest radius of curvature of the body's surface (m; 0 for polytopes and planes): how
     /// far a contact moves over the surface per radian the body rolls on another.
     pub fn rolling_radius(&self) -> f64 {

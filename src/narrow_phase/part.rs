@@ -247,6 +247,31 @@ impl Part {
         }
     }
 
+    /// Whether the part is unchanged by every rotation about the line through the body-frame
+    /// origin along the unit `axis`: a ball centred on it, a capsule or a cylinder along it.
+    pub(super) fn symmetric_about(&self, axis: DVec3) -> bool {
+        const TOL: f64 = 1e-9;
+        let on_line = |p: DVec3| p.cross(axis).length() <= TOL * (1.0 + p.length());
+        let along = |d: DVec3| d.normalize_or_zero().cross(axis).length() <= TOL;
+        match &self.geom {
+            Geom::Ball { center, .. } => on_line(*center),
+            Geom::Capsule { a, b, .. } => on_line(*a) && on_line(*b),
+            Geom::Cylinder {
+                center, axis: c, ..
+            } => on_line(*center) && along(*c),
+            Geom::Box { .. } | Geom::Convex { .. } => false,
+        }
+    }
+
+    /// The axis a capsule or a cylinder part lies along (body frame, unit); `None` for others.
+    pub(super) fn own_axis(&self) -> Option<DVec3> {
+        match &self.geom {
+            Geom::Capsule { a, b, .. } => (*b - *a).try_normalize(),
+            Geom::Cylinder { axis, .. } => axis.try_normalize(),
+            _ => None,
+        }
+    }
+
     /// For a ball or a capsule (a core point or segment dilated by a radius): the core's point
     /// nearest `p` (body frame) and the radius; `None` for other parts.
     pub(super) fn core_point(&self, p: DVec3) -> Option<(DVec3, f64)> {

@@ -181,6 +181,7 @@ impl World {
                 version: 0,
                 max_angular_speed: 0.0,
                 spin: crate::ballistic::SpinBound::speed_only(0.0),
+                symmetry_axis: collider.symmetry_axis(),
                 bounding_radius: collider.bounding_radius(),
                 rotation_radius: collider.rotation_radius(),
                 convex: spec.shape.is_one_convex(),

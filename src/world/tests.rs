@@ -1,5 +1,6 @@
 //! Unit tests of the world's stages, and the test-only watch on the event loop's bounds.
 
+use super::band_crossing::CROSSING_TOLERANCE;
 use super::bounds::AXIS_SLACK;
 use super::*;
 use crate::event_heap::PairEvent;
@@ -292,4 +293,65 @@ fn last_axes_are_pruned_to_the_current_pairs() {
     world.prune_last_axes(&pairs);
     assert_eq!(world.stored_axes(), 2 * 10 + AXIS_SLACK);
     assert_eq!(world.counts.pruned_axes, 1);
+}
+
+/// A ball falling slowly inside its contact band over a floor: the instant its gap comes down
+/// to half the band is found to the crossing tolerance, from wherever on its trajectory the
+/// search starts (the instant belongs to the trajectory, not to when the pair was found), and
+/// the bodies are left as they were.
+#[test]
+fn band_crossing_is_the_trajectorys_own_instant() {
+    let text = r#"
+[world]
+gravity = [0.0, 0.0, -9.81]
+collision_epsilon = 0.001
+[[bodies]]
+name = "floor"
+motion = "fixed"
+shape = { type = "box", half_extents = [5.0, 5.0, 0.5] }
+position = [0.0, 0.0, -0.5]
+[[bodies]]
+name = "ball"
+shape = { type = "sphere", radius = 0.1 }
+position = [0.0, 0.0, 0.1009]
+velocity = [0.3, 0.0, -0.02]
+angular_velocity = [0.0, 3.0, 0.0]
+mass = 1.0
+"#;
+    let scene = crate::scene::parse(text, std::path::Path::new("test.toml")).unwrap();
+    let mut world = World::new(&scene).unwrap();
+    world.frame_end = 1.0;
+    let (a, b) = (0, 1);
+    let eps = world.settings.epsilon;
+    let level = 0.5 * eps;
+    // gap(t) = 0.9 mm − 0.02 t − ½ g t²: its first root at the level, in closed form.
+    let (g, v, d0) = (9.81, 0.02, 0.9e-3);
+    let exact = (-v + (v * v + 2.0 * g * (d0 - level)).sqrt()) / g;
+    let mut found = Vec::new();
+    for start in [0.0, 0.2 * exact, 0.7 * exact] {
+        world.bodies[b].advance_to(start, world.settings.gravity);
+        let state = |w: &World| (w.bodies[b].time, w.bodies[b].position, w.bodies[b].velocity);
+        let before = state(&world);
+        let d = world.measure(a, b);
+        let t = world
+            .band_crossing(a, b, d, level, start)
+            .expect("a crossing within the step");
+        assert_eq!(
+            before,
+            state(&world),
+            "the search left the ball where it was"
+        );
+        eprintln!(
+            "band crossing from t = {start:.6} s: {t:.12} s, closed form {exact:.12} s ({:.1e} s)",
+            t - exact
+        );
+        // A gap within the tolerance of the level is reached at most tolerance / speed away.
+        let speed = v + g * exact;
+        assert!((t - exact).abs() <= 2.0 * CROSSING_TOLERANCE * level / speed);
+        found.push(t);
+    }
+    assert!(
+        world.counts.distance_queries < 3 + 3 * 8,
+        "Newton's method converges in a few"
+    );
 }
