@@ -113,6 +113,14 @@ pub(super) fn parry_pair(
                 witness_is_corner = true;
                 continue;
             }
+            // Parry's manifold of two curved parts can list one point twice: a point counted
+            // twice is two rows of one contact in a solve.
+            if out[start + 1..]
+                .iter()
+                .any(|p| p.position.distance(position) <= duplicate)
+            {
+                continue;
+            }
             out.push(ContactPoint {
                 position,
                 separation: pt.dist,

@@ -297,6 +297,51 @@ fn cylinder_along_z() {
     assert!(out.iter().all(|p| close(p.separation, 0.0003, 1e-9)));
 }
 
+/// A coin resting on a coin, tilted and offset at random: no contact point is listed twice
+/// (parry's manifold of two cylinders can repeat one, which a solve would hold as two rows).
+#[test]
+fn coin_on_coin_lists_no_point_twice() {
+    let coin = collider(Shape::Cylinder {
+        radius: 0.01213,
+        half_height: 0.000875,
+    });
+    use rand::Rng;
+    let mut rng = ChaCha8Rng::seed_from_u64(26);
+    let mut checked = 0;
+    for _ in 0..2000 {
+        let tilt = DQuat::from_rotation_x(rng.random_range(-0.4..0.4))
+            * DQuat::from_rotation_y(rng.random_range(-0.4..0.4))
+            * DQuat::from_rotation_z(rng.random_range(-3.0..3.0));
+        let offset = DVec3::new(
+            rng.random_range(-0.02..0.02),
+            rng.random_range(-0.02..0.02),
+            0.0,
+        );
+        // Lift the top coin until its lowest point is 0 to 0.1 mm above the lower coin's top.
+        let lower = at(0.0, 0.0, 0.0);
+        let mut top = Pose::new(offset + DVec3::Z * 0.03, tilt);
+        let gap = rng.random_range(0.0..1e-4);
+        for _ in 0..20 {
+            let (sep, _) = query(&coin, &top, &coin, &lower, 0.0);
+            top.position.z -= sep - gap;
+        }
+        let (sep, out) = query(&coin, &top, &coin, &lower, 2e-4);
+        if sep > 2e-4 {
+            continue;
+        }
+        checked += 1;
+        for (k, p) in out.iter().enumerate() {
+            for q in &out[..k] {
+                assert!(
+                    (p.position - q.position).length() > 1e-9,
+                    "a point listed twice: {out:?}"
+                );
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked} poses in contact");
+}
+
 #[test]
 fn compound_parts() {
     // A dumbbell: two balls on a bar (a thin box) along x.
