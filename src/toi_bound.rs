@@ -52,6 +52,12 @@ pub struct MotionBound {
 impl MotionBound {
     /// Bound on the rate at which rotation moves the body's support along the fixed axis `n`.
     pub fn spin_along(&self, n: DVec3) -> f64 {
+        self.spin_along_within(n, self.rotation_radius)
+    }
+
+    /// [`Self::spin_along`] for a support point known to stay within `radius` of the centre
+    /// (see `Collider::cap_radius`).
+    pub fn spin_along_within(&self, n: DVec3, radius: f64) -> f64 {
         if self.rotation_radius == 0.0 || self.max_angular_speed == 0.0 {
             return 0.0;
         }
@@ -67,7 +73,7 @@ impl MotionBound {
                 .min(self.steady_spin.cross(n).length() + self.spin_wobble)
                 .min(self.shape_turn)
         };
-        w * self.rotation_radius * (1.0 + 1e-12)
+        w * radius.min(self.rotation_radius) * (1.0 + 1e-12)
     }
 }
 

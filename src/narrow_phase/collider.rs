@@ -168,6 +168,30 @@ impl Collider {
         self.rotation_radius
     }
 
+    /// For a body that is one convex hull: the farthest any of its vertices within `slack` of its
+    /// support along `direction` (body frame, unit) lies from the origin, where that is less than
+    /// the rotation radius. While the body turns by at most θ, each vertex's extent along a fixed
+    /// direction moves by at most θ times the rotation radius, so with `slack` twice that only
+    /// those vertices can be extreme, and the support changes no faster than the spin across the
+    /// direction times this radius (a rattleback's bottom, 4 cm from its centre, against its
+    /// 10 cm ends). `None` for other bodies, or if every vertex qualifies.
+    pub fn cap_radius(&self, direction: DVec3, slack: f64) -> Option<f64> {
+        let [part] = self.parts.as_slice() else {
+            return None;
+        };
+        let vertices = part.hull_vertices()?;
+        let top = vertices
+            .iter()
+            .map(|v| direction.dot(*v))
+            .fold(f64::NEG_INFINITY, f64::max);
+        let radius = vertices
+            .iter()
+            .filter(|v| direction.dot(**v) >= top - slack)
+            .map(|v| v.length())
+            .fold(0.0, f64::max);
+        (radius < self.rotation_radius).then_some(radius * (1.0 + 1e-12))
+    }
+
     /// The body-frame line through the origin about which the whole body is symmetric (every
     /// part a ball centred on it, or a capsule or cylinder along it, and at least one of the
     /// latter), as a unit vector: turning the body about it moves none of its surface, so its

@@ -263,6 +263,14 @@ impl Part {
         }
     }
 
+    /// A hull's vertices (body frame); `None` for other parts.
+    pub(super) fn hull_vertices(&self) -> Option<&[DVec3]> {
+        match &self.geom {
+            Geom::Convex { vertices } => Some(vertices),
+            _ => None,
+        }
+    }
+
     /// The axis a capsule or a cylinder part lies along (body frame, unit); `None` for others.
     pub(super) fn own_axis(&self) -> Option<DVec3> {
         match &self.geom {

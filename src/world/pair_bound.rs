@@ -5,7 +5,9 @@
 
 use super::held::HELD_BAND;
 use crate::body::Body;
-use crate::toi_bound::{turning_axis_extents, DistanceBound, EnvelopeBound, Extent, VertexFlight};
+use crate::toi_bound::{
+    turning_axis_extents, DistanceBound, EnvelopeBound, Extent, MotionBound, VertexFlight,
+};
 use glam::DVec3;
 use rustc_hash::FxHashMap;
 
@@ -62,10 +64,35 @@ pub(super) fn pair_axis_extents(
         out.horizon = horizon;
         return out;
     }
-    out.lower_len = body_extents(a, gravity, n, true, &mut out.lower);
-    out.upper_len = body_extents(b, gravity, n, false, &mut out.upper);
+    let (lower_len, lower_horizon) = body_extents(a, gravity, n, true, horizon, &mut out.lower);
+    let (upper_len, upper_horizon) = body_extents(b, gravity, n, false, horizon, &mut out.upper);
+    (out.lower_len, out.upper_len) = (lower_len, upper_len);
+    out.horizon = lower_horizon.min(upper_horizon);
     out
 }
+
+/// A hull's support point along `n` stays within its cap radius over `horizon` (see
+/// `Collider::cap_radius`) if that is well inside its rotation radius: the radius and the
+/// horizon, else the rotation radius for ever.
+fn support_radius(body: &Body, m: &MotionBound, n: DVec3, lower: bool, horizon: f64) -> (f64, f64) {
+    let whole = (body.rotation_radius, f64::INFINITY);
+    if !horizon.is_finite() || m.max_angular_speed == 0.0 || body.rotation_radius == 0.0 {
+        return whole;
+    }
+    let turn = m.max_angular_speed * horizon;
+    let direction = body.orientation.inverse() * if lower { -n } else { n };
+    match body
+        .collider
+        .cap_radius(direction, 2.0 * turn * body.rotation_radius)
+    {
+        Some(r) if r < CAP_GAIN * body.rotation_radius => (r, horizon),
+        _ => whole,
+    }
+}
+
+/// A cap radius is used (and the bound then holds only over the horizon, not kept across
+/// steps) only when it is this much smaller than the rotation radius.
+const CAP_GAIN: f64 = 0.8;
 
 /// Quadratic extents of `body` along `n`: per vertex for polytopes spinning at constant `ω` (see
 /// [`EnvelopeBound`]), else one term from the support function and the spin rate. `lower`:
@@ -77,8 +104,9 @@ pub(super) fn body_extents(
     gravity: DVec3,
     n: DVec3,
     lower: bool,
+    horizon: f64,
     out: &mut [Extent],
-) -> usize {
+) -> (usize, f64) {
     let m = body.motion_bound(gravity);
     let g = n.dot(m.acceleration);
     let sign = if lower { -1.0 } else { 1.0 };
@@ -100,9 +128,10 @@ pub(super) fn body_extents(
                 ),
             };
         }
-        body.vertices.len()
+        (body.vertices.len(), f64::INFINITY)
     } else {
         let pose = body.pose();
+        let (radius, valid) = support_radius(body, &m, n, lower, horizon);
         let h0 = if lower {
             -body.collider.support(&pose, -n)
         } else {
@@ -110,10 +139,13 @@ pub(super) fn body_extents(
         };
         out[0] = Extent {
             h0,
-            h1: widen(n.dot(m.velocity) + sign * m.spin_along(n), m.speed_slack),
+            h1: widen(
+                n.dot(m.velocity) + sign * m.spin_along_within(n, radius),
+                m.speed_slack,
+            ),
             h2: widen(g, m.acceleration_slack),
         };
-        1
+        (1, valid)
     }
 }
 

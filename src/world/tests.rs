@@ -355,3 +355,101 @@ mass = 1.0
         "Newton's method converges in a few"
     );
 }
+
+/// A hull's support along fixed directions over random torque-free flights stays within the
+/// extents `body_extents` gives it, the cap radius's short horizons included (a half-ellipsoid
+/// like the rattleback, whose bottom is much nearer its centre than its ends).
+#[test]
+fn hull_extents_hold_over_their_horizons() {
+    use rand::{Rng, SeedableRng};
+    let mut vertices = Vec::new();
+    for i in 0..=8 {
+        let pitch = std::f64::consts::FRAC_PI_2 * i as f64 / 8.0;
+        for j in 0..16 {
+            let yaw = std::f64::consts::TAU * j as f64 / 16.0;
+            let (x, y, z) = (
+                pitch.cos() * yaw.cos(),
+                pitch.cos() * yaw.sin(),
+                -pitch.sin(),
+            );
+            vertices.push(format!("[{}, {}, {}]", 0.1 * x, 0.02 * y, 0.02 * z));
+        }
+    }
+    let text = format!(
+        r#"
+[world]
+gravity = [0.0, 0.0, -9.81]
+[[bodies]]
+name = "hull"
+shape = {{ type = "convex", vertices = [{}] }}
+position = [0.0, 0.0, 1.0]
+density = 1190.0
+"#,
+        vertices.join(", ")
+    );
+    let scene = crate::scene::parse(&text, std::path::Path::new("test.toml")).unwrap();
+    let world = World::new(&scene).unwrap();
+    let gravity = world.settings.gravity;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(31);
+    let mut capped = 0;
+    for _ in 0..600 {
+        let mut body = world.bodies[0].clone();
+        // Mostly resting on its round bottom (lower extent along +z), sometimes anyhow.
+        let tilt = if rng.random_bool(0.8) { 0.3 } else { 3.0 };
+        body.orientation = DQuat::from_rotation_z(rng.random_range(-3.0..3.0))
+            * DQuat::from_scaled_axis(DVec3::new(
+                rng.random_range(-tilt..tilt),
+                rng.random_range(-tilt..tilt),
+                0.0,
+            ));
+        body.velocity = DVec3::new(
+            rng.random_range(-1.0..1.0),
+            0.0,
+            rng.random_range(-1.0..1.0),
+        );
+        body.angular_velocity = DVec3::new(
+            rng.random_range(-2.0..2.0),
+            rng.random_range(-2.0..2.0),
+            rng.random_range(-6.0..6.0),
+        );
+        body.refresh_bounds();
+        let n = DVec3::new(
+            rng.random_range(-0.3..0.3),
+            rng.random_range(-0.3..0.3),
+            1.0,
+        )
+        .normalize();
+        let lower = rng.random_bool(0.8);
+        let horizon = rng.random_range(1e-4..5e-3);
+        let mut out = [crate::toi_bound::Extent::default(); crate::body::MAX_BOUND_VERTICES];
+        let (len, valid) =
+            super::pair_bound::body_extents(&body, gravity, n, lower, horizon, &mut out);
+        assert_eq!(len, 1, "a hull of many vertices has one support term");
+        if valid.is_finite() {
+            capped += 1;
+        }
+        let e = out[0];
+        let t_end = valid.min(horizon);
+        let start = body.time;
+        for k in 0..=200 {
+            let t = t_end * k as f64 / 200.0;
+            let mut flown = body.clone();
+            flown.advance_to(start + t, gravity);
+            let bound = e.h0 + e.h1 * t + 0.5 * e.h2 * t * t;
+            if lower {
+                let low = -flown.collider.support(&flown.pose(), -n);
+                assert!(
+                    low >= bound - 1e-12,
+                    "lower extent overshot at t = {t}: {low} < {bound}"
+                );
+            } else {
+                let high = flown.collider.support(&flown.pose(), n);
+                assert!(
+                    high <= bound + 1e-12,
+                    "upper extent overshot at t = {t}: {high} > {bound}"
+                );
+            }
+        }
+    }
+    assert!(capped > 120, "the cap radius was used {capped} times");
+}
