@@ -349,16 +349,62 @@ impl Body {
         0.5 * self.velocity.length_squared() / self.inv_mass + 0.5 * (self.inertia * wb).dot(wb)
     }
 
-    /// Pose and velocities of the user's shape frame.
-    pub fn user_state(&self) -> BodyState {
+    /// The body's own velocity and angular velocity: less a push-out it carries over the
+    /// present step (split impulses move it without being its motion).
+    pub fn own_motion(&self) -> (DVec3, DVec3) {
+        if self.push == Push::default() || !self.is_awake_dynamic() {
+            return (self.velocity, self.angular_velocity);
+        }
+        (
+            self.velocity - self.push.velocity,
+            self.angular_velocity - self.inv_inertia_world() * self.push.momentum,
+        )
+    }
+
+    /// The motion a frame reports: [`Body::own_motion`], or, where the impulses that start
+    /// the next step were applied at this instant (`before`: the body just before them), the
+    /// mean of the motion before and after them. Contact steps set velocities whose mean over
+    /// the step is right (Bender & Schmitt's step-mean velocities), so the velocity just
+    /// before a step boundary lags the motion by half a step and the one just after leads it
+    /// by half a step; their mean is the motion at the boundary (a resting body reads 0, a
+    /// domino pivoting on its edge its turning rate).
+    pub fn reported_motion(&self, before: Option<&BodyHot>) -> (DVec3, DVec3) {
+        let (v, w) = self.own_motion();
+        match before {
+            Some(b) if self.is_awake_dynamic() => {
+                (0.5 * (v + b.velocity), 0.5 * (w + b.angular_velocity))
+            }
+            _ => (v, w),
+        }
+    }
+
+    /// Kinetic energy of [`Body::reported_motion`] (J).
+    pub fn reported_kinetic_energy(&self, before: Option<&BodyHot>) -> f64 {
+        if !self.is_awake_dynamic() {
+            return 0.0;
+        }
+        let (v, w) = self.reported_motion(before);
+        let wb = self.orientation.inverse() * w;
+        0.5 * v.length_squared() / self.inv_mass + 0.5 * (self.inertia * wb).dot(wb)
+    }
+
+    /// Pose and velocities of the user's shape frame, with the velocities of
+    /// [`Body::reported_motion`].
+    pub fn reported_state(&self, before: Option<&BodyHot>) -> BodyState {
         let q_user = (self.orientation * self.principal_axes.inverse()).normalize();
         let offset = q_user * self.com_in_shape;
+        let (v, w) = self.reported_motion(before);
         BodyState {
             position: self.position - offset,
             orientation: q_user,
-            velocity: self.velocity - self.angular_velocity.cross(offset),
-            angular_velocity: self.angular_velocity,
+            velocity: v - w.cross(offset),
+            angular_velocity: w,
         }
+    }
+
+    /// Pose and velocities of the user's shape frame (its own motion).
+    pub fn user_state(&self) -> BodyState {
+        self.reported_state(None)
     }
 
     /// True if every state component is finite.

@@ -83,6 +83,17 @@ pub struct World {
     /// Present contact step length h (s), within `settings.contact_step_range` (see
     /// [`World::adapt_step_length`]).
     contact_step: f64,
+    /// The step [t₀, t₁] whose start (contact step, joints) was done at the end of the last
+    /// frame, so that the frame reports the velocities its impulses leave, and the bodies as
+    /// they were before it, for a next frame that starts another step (see
+    /// [`World::prepare_next_step`]).
+    prepared: Option<(f64, f64)>,
+    prepared_from: Vec<crate::body::BodyHot>,
+    /// The `until` of the last [`World::step_frame`]: the next frame is assumed to go as far.
+    last_until: f64,
+    /// Tests that drive single steps turn the preparing off.
+    #[cfg(test)]
+    no_prepare: bool,
 
     // The event machinery.
     heap: EventHeap,
@@ -192,30 +203,11 @@ impl World {
         if self.settings.method == crate::scene::Method::Lcp {
             return self.lcp_frame(until);
         }
-        // Frames end on the grid k·t_f (no accumulated rounding), or exactly at `until`.
-        let k = (t0 / self.settings.frame_period * (1.0 + 1e-12)).floor() + 1.0;
-        let mut t1 = (k * self.settings.frame_period).min(until);
-        if until - t1 < 1e-9 * self.settings.frame_period {
-            t1 = until;
-        }
-        // With resting contacts as constraints the frame is split into contact steps.
-        // Joints are held at each step's ends, so they split the frame too.
-        let steps = if self.settings.resting_mode == RestingContactMode::Constraints
-            || !self.joints.is_empty()
-        {
-            ((t1 - t0) / self.contact_step * (1.0 - 1e-9))
-                .ceil()
-                .max(1.0) as usize
-        } else {
-            1
-        };
+        self.last_until = until;
+        let (t1, steps) = self.frame_steps(t0, until);
         for k in 1..=steps {
             let s0 = self.time;
-            let s1 = if k == steps {
-                t1
-            } else {
-                t0 + (t1 - t0) * k as f64 / steps as f64
-            };
+            let s1 = Self::step_end(t0, t1, steps, k);
             self.step(s0, s1)?;
         }
         self.sleep_resting_bodies(t1);
@@ -226,20 +218,107 @@ impl World {
             }
             self.adapt_step_length();
         }
+        self.prepare_next_step();
         Ok(())
     }
 
-    /// One step over [t0, t1]: every body is at t0. The stages in order (see the module doc).
-    fn step(&mut self, t0: f64, t1: f64) -> Result<(), SimError> {
-        self.frame_end = t1;
+    /// The end of the frame from `t0` towards `until` and its number of steps. Frames end on
+    /// the grid k·t_f (no accumulated rounding), or exactly at `until`.
+    fn frame_steps(&self, t0: f64, until: f64) -> (f64, usize) {
+        let k = (t0 / self.settings.frame_period * (1.0 + 1e-12)).floor() + 1.0;
+        let mut t1 = (k * self.settings.frame_period).min(until);
+        if until - t1 < 1e-9 * self.settings.frame_period {
+            t1 = until;
+        }
+        // With resting contacts as constraints the frame is split into contact steps.
+        // Joints are held at each step's ends, so they split the frame too.
+        let steps = if self.splits_frames() {
+            ((t1 - t0) / self.contact_step * (1.0 - 1e-9))
+                .ceil()
+                .max(1.0) as usize
+        } else {
+            1
+        };
+        (t1, steps)
+    }
+
+    /// Whether frames are split into steps that start with impulses (contact steps, joints).
+    fn splits_frames(&self) -> bool {
+        self.settings.resting_mode == RestingContactMode::Constraints || !self.joints.is_empty()
+    }
+
+    /// End of step `k` (from 1) of `steps` in the frame [t0, t1].
+    fn step_end(t0: f64, t1: f64, steps: usize, k: usize) -> f64 {
+        if k == steps {
+            t1
+        } else {
+            t0 + (t1 - t0) * k as f64 / steps as f64
+        }
+    }
+
+    /// At a frame's end: does the next step's start (its contact step and joint impulses, at
+    /// this same instant) now, so that the velocities the frame reports are those the bodies
+    /// leave the instant with, not the end of their last flight. A resting body then reads 0,
+    /// not the one step of gravity it fell before its support's impulse (−g·h), and a domino
+    /// pivoting on its edge its turning rate. The next frame is assumed to run towards the same
+    /// `until` (or a whole frame past a run's end); if it starts a different step after all,
+    /// the bodies are put back and its step starts afresh (see [`World::step`]). Physics is
+    /// unchanged: the same impulses at the same instant, from the same state.
+    fn prepare_next_step(&mut self) {
+        #[cfg(test)]
+        if self.no_prepare {
+            return;
+        }
+        if !self.splits_frames() {
+            return;
+        }
+        let t0 = self.time;
+        let until = if self.last_until > t0 {
+            self.last_until
+        } else {
+            f64::INFINITY
+        };
+        let (t1, steps) = self.frame_steps(t0, until);
+        let s1 = Self::step_end(t0, t1, steps, 1);
+        let mut from = std::mem::take(&mut self.prepared_from);
+        from.clear();
+        from.extend(self.bodies.iter().map(Body::hot));
+        self.prepared_from = from;
         let clock = Instant::now();
-        // 1. Contact step: resting contacts solved together as constraints, their pairs held.
+        self.start_step(t0, s1);
+        self.lap(clock, |s| &mut s.contact_step);
+        self.prepared = Some((t0, s1));
+    }
+
+    /// The impulses a step [t0, t1] starts with: the contact step (constraint mode) and the
+    /// joints' hold over it.
+    fn start_step(&mut self, t0: f64, t1: f64) {
+        self.frame_end = t1;
         if self.settings.resting_mode == RestingContactMode::Constraints {
             self.resting_contact_step(t1 - t0);
         }
         // The joints' impulses that hold them at the step's end (their bodies fly ballistic
         // trajectories within it, so the bounds below stay conservative).
         self.hold_joints_over_step(t1 - t0);
+    }
+
+    /// One step over [t0, t1]: every body is at t0. The stages in order (see the module doc).
+    fn step(&mut self, t0: f64, t1: f64) -> Result<(), SimError> {
+        let clock = Instant::now();
+        // 1. Contact step: resting contacts solved together as constraints, their pairs held;
+        // and the joints' impulses. Done at the last frame's end if this is the step it
+        // prepared; another step puts the bodies back first.
+        match self.prepared.take() {
+            Some(prepared) if prepared == (t0, t1) => {}
+            Some(_) => {
+                for (body, hot) in self.bodies.iter_mut().zip(&self.prepared_from) {
+                    body.restore(hot);
+                }
+                self.start_step(t0, t1);
+            }
+            None => self.start_step(t0, t1),
+        }
+        self.frame_end = t1;
         let clock = self.lap(clock, |s| &mut s.contact_step);
         // 2–3. Swept boxes, broad phase, and each pair's first bound into the heap.
         self.seed_step(t0, t1)?;
@@ -373,7 +452,13 @@ impl World {
 
     /// State of body `i` at the current world time, in its user frame.
     pub fn body_state(&self, i: usize) -> BodyState {
-        self.bodies[i].user_state()
+        self.bodies[i].reported_state(self.before_prepared(i))
+    }
+
+    /// Body `i` just before the impulses of a step prepared at this instant, if any (see
+    /// [`Body::reported_motion`]).
+    fn before_prepared(&self, i: usize) -> Option<&crate::body::BodyHot> {
+        self.prepared.and(self.prepared_from.get(i))
     }
 
     /// Counters so far.
@@ -406,7 +491,9 @@ impl World {
 
     /// Total kinetic energy of the dynamic bodies (J).
     pub fn kinetic_energy(&self) -> f64 {
-        self.bodies.iter().map(Body::kinetic_energy).sum()
+        (0..self.bodies.len())
+            .map(|i| self.bodies[i].reported_kinetic_energy(self.before_prepared(i)))
+            .sum()
     }
 
     /// Total gravitational potential energy of the dynamic bodies, `-m g·x` (J).
@@ -422,8 +509,9 @@ impl World {
     pub fn momentum(&self) -> DVec3 {
         self.bodies
             .iter()
-            .filter(|b| b.is_dynamic())
-            .map(|b| b.velocity / b.inv_mass)
+            .enumerate()
+            .filter(|(_, b)| b.is_dynamic())
+            .map(|(i, b)| b.reported_motion(self.before_prepared(i)).0 / b.inv_mass)
             .sum()
     }
 

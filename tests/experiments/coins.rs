@@ -6,9 +6,7 @@ use crate::gallery;
 use glam::DVec3;
 use tumble::shape::Shape;
 
-/// A coin is at rest below these speeds (m/s, rad/s). In constraint mode the velocity a resting
-/// body reports at a frame's end reads about g·h = 0.025 m/s downwards (h the contact step),
-/// hence the linear bound.
+/// A coin is at rest below these speeds (m/s, rad/s).
 const REST_SPEED: f64 = 0.03;
 const REST_SPIN: f64 = 0.5;
 
@@ -155,8 +153,7 @@ fn coins_lose_energy_settle_and_lie_flat() {
     // slipping loses no energy (it has no rolling resistance), and Euler's disk trades spin for
     // tilt both ways. What must hold: some are at rest, and the others roll on their rims on
     // the platform (the rim's lowest point within 2 ε_c of it, slipping at under 5 % of the
-    // rim's speed: a frame's velocities lag one contact step, about 1.5 % here, see
-    // docs/experiments.md, Known defects), or lie within 20° of flat.
+    // rim's speed), or lie within 20° of flat.
     assert!(!at_rest.is_empty(), "no coin at rest");
     let eps = scene.world.collision_epsilon;
     for &(k, axis, spin, low, slip) in &moving {

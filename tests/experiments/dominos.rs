@@ -197,9 +197,6 @@ fn dominos_lead_domino_follows_the_pendulum_microcollisions() {
 }
 
 #[test]
-#[ignore = "defect: with resting contacts as constraints the angular velocity the world reports \
-            for a domino pivoting on its edge lags its motion by one contact step of \
-            acceleration (1.9 % low at 26 deg); the motion itself keeps its energy to 0.3 %"]
 fn dominos_lead_domino_follows_the_pendulum_constraints() {
     check_lead_domino(RestingContactMode::Constraints);
 }
