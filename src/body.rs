@@ -77,10 +77,9 @@ pub struct Body {
     /// Bumped whenever the body's trajectory changes (a collision): heap entries computed with
     /// an older version are stale.
     pub version: u32,
-    /// Upper bound on |ω| until the next change (rad/s).
-    pub max_angular_speed: f64,
-    /// Where ω stays until the next change: within `wobble` of the constant `steady` part
-    /// along the angular momentum (a torque-free body; see [`ballistic::SpinBound`]).
+    /// Bounds on ω until the next change: |ω| at most `max_speed` (see
+    /// [`Body::max_angular_speed`]), within `wobble` of the constant `steady` part along the
+    /// angular momentum (see [`ballistic::SpinBound`]).
     pub spin: ballistic::SpinBound,
     /// The shape's axis of symmetry (body frame; see [`Collider::symmetry_axis`]), if any.
     pub symmetry_axis: Option<DVec3>,
@@ -144,12 +143,7 @@ impl Body {
         if self.push == Push::default() {
             return None;
         }
-        let dv = self.push.velocity;
-        let dw = if self.is_awake_dynamic() {
-            self.inv_inertia_world() * self.push.momentum
-        } else {
-            DVec3::ZERO
-        };
+        let (dv, dw) = self.push_motion();
         self.velocity -= dv;
         self.angular_velocity -= dw;
         self.push = Push::default();
@@ -285,7 +279,11 @@ impl Body {
             ),
             _ => ballistic::SpinBound::speed_only(self.angular_velocity.length()),
         };
-        self.max_angular_speed = self.spin.max_speed;
+    }
+
+    /// Upper bound on |ω| until the next change (rad/s).
+    pub fn max_angular_speed(&self) -> f64 {
+        self.spin.max_speed
     }
 
     /// For a body on a path: the acceleration `a` for which the mean velocity over the next `h`
@@ -320,7 +318,7 @@ impl Body {
             velocity: self.velocity,
             acceleration: self.acceleration(gravity),
             angular_velocity: self.angular_velocity,
-            max_angular_speed: self.max_angular_speed,
+            max_angular_speed: self.max_angular_speed(),
             steady_spin: self.spin.steady,
             spin_wobble: self.spin.wobble,
             shape_turn: self.spin.shape_turn,
@@ -342,11 +340,27 @@ impl Body {
 
     /// Kinetic energy `½ m v² + ½ ω·Iω` (J); 0 for bodies of infinite mass.
     pub fn kinetic_energy(&self) -> f64 {
+        self.kinetic_energy_of(self.velocity, self.angular_velocity)
+    }
+
+    /// Kinetic energy of this body moving at `v` and `w` (J); 0 for bodies of infinite mass.
+    fn kinetic_energy_of(&self, v: DVec3, w: DVec3) -> f64 {
         if !self.is_awake_dynamic() {
             return 0.0;
         }
-        let wb = self.orientation.inverse() * self.angular_velocity;
-        0.5 * self.velocity.length_squared() / self.inv_mass + 0.5 * (self.inertia * wb).dot(wb)
+        let wb = self.orientation.inverse() * w;
+        0.5 * v.length_squared() / self.inv_mass + 0.5 * (self.inertia * wb).dot(wb)
+    }
+
+    /// The velocity and angular velocity the push-outs carried over the present step make up
+    /// now (the angular part from the momentum they added, however the body turned since).
+    fn push_motion(&self) -> (DVec3, DVec3) {
+        let dw = if self.is_awake_dynamic() {
+            self.inv_inertia_world() * self.push.momentum
+        } else {
+            DVec3::ZERO
+        };
+        (self.push.velocity, dw)
     }
 
     /// The body's own velocity and angular velocity: less a push-out it carries over the
@@ -355,10 +369,8 @@ impl Body {
         if self.push == Push::default() || !self.is_awake_dynamic() {
             return (self.velocity, self.angular_velocity);
         }
-        (
-            self.velocity - self.push.velocity,
-            self.angular_velocity - self.inv_inertia_world() * self.push.momentum,
-        )
+        let (dv, dw) = self.push_motion();
+        (self.velocity - dv, self.angular_velocity - dw)
     }
 
     /// The motion a frame reports: [`Body::own_motion`], or, where the impulses that start
@@ -380,12 +392,8 @@ impl Body {
 
     /// Kinetic energy of [`Body::reported_motion`] (J).
     pub fn reported_kinetic_energy(&self, before: Option<&BodyHot>) -> f64 {
-        if !self.is_awake_dynamic() {
-            return 0.0;
-        }
         let (v, w) = self.reported_motion(before);
-        let wb = self.orientation.inverse() * w;
-        0.5 * v.length_squared() / self.inv_mass + 0.5 * (self.inertia * wb).dot(wb)
+        self.kinetic_energy_of(v, w)
     }
 
     /// Pose and velocities of the user's shape frame, with the velocities of
@@ -446,7 +454,6 @@ pub struct BodyHot {
     velocity: DVec3,
     angular_velocity: DVec3,
     version: u32,
-    max_angular_speed: f64,
     spin: ballistic::SpinBound,
     asleep: bool,
     rest_anchor: (DVec3, DQuat, f64),
@@ -464,7 +471,6 @@ impl Body {
             velocity: self.velocity,
             angular_velocity: self.angular_velocity,
             version: self.version,
-            max_angular_speed: self.max_angular_speed,
             spin: self.spin,
             asleep: self.asleep,
             rest_anchor: self.rest_anchor,
@@ -482,7 +488,6 @@ impl Body {
             velocity,
             angular_velocity,
             version,
-            max_angular_speed,
             spin,
             asleep,
             rest_anchor,
@@ -497,7 +502,6 @@ impl Body {
         self.velocity = velocity;
         self.angular_velocity = angular_velocity;
         self.version = version;
-        self.max_angular_speed = max_angular_speed;
         self.asleep = asleep;
         self.rest_anchor = rest_anchor;
         self.supported_at = supported_at;

@@ -179,7 +179,6 @@ impl World {
                     DVec3::ZERO
                 },
                 version: 0,
-                max_angular_speed: 0.0,
                 spin: crate::ballistic::SpinBound::speed_only(0.0),
                 symmetry_axis: collider.symmetry_axis(),
                 bounding_radius: collider.bounding_radius(),

@@ -294,7 +294,7 @@ impl World {
             if fixed {
                 s.limits.push(*bx);
             } else {
-                let speed = b.velocity.length() + b.rotation_radius * b.max_angular_speed;
+                let speed = b.velocity.length() + b.rotation_radius * b.max_angular_speed();
                 let margin = 2.0 * h * speed + self.settings.epsilon + g * h * h;
                 s.limits
                     .push(bx.grown(self.settings.island_margin * margin));

@@ -257,10 +257,10 @@ impl World {
     }
 
     /// At a frame's end: does the next step's start (its contact step and joint impulses, at
-    /// this same instant) now, so that the velocities the frame reports are those the bodies
-    /// leave the instant with, not the end of their last flight. A resting body then reads 0,
-    /// not the one step of gravity it fell before its support's impulse (−g·h), and a domino
-    /// pivoting on its edge its turning rate. The next frame is assumed to run towards the same
+    /// this same instant) now, so that the frame can report the mean of the velocities before
+    /// and after them ([`Body::reported_motion`]), not the end of the bodies' last flight. A
+    /// resting body then reads 0, not the one step of gravity it fell before its support's
+    /// impulse (−g·h), and a domino pivoting on its edge its turning rate. The next frame is assumed to run towards the same
     /// `until` (or a whole frame past a run's end); if it starts a different step after all,
     /// the bodies are put back and its step starts afresh (see [`World::step`]). Physics is
     /// unchanged: the same impulses at the same instant, from the same state.

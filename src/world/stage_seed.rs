@@ -64,7 +64,7 @@ impl World {
                 inv_inertia: b.inv_inertia.as_vec3().to_array(),
                 motion,
                 own_min,
-                max_angular_speed: up(b.max_angular_speed),
+                max_angular_speed: up(b.max_angular_speed()),
                 own_max,
                 has_own_box,
             });

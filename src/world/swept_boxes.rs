@@ -43,7 +43,7 @@ impl World {
         }
         let (min, max) = b.collider.aabb(&b.pose());
         let path = swept_aabb(b.position, b.velocity, self.settings.gravity, dt, 0.0);
-        let turn = b.rotation_radius * b.max_angular_speed * dt;
+        let turn = b.rotation_radius * b.max_angular_speed() * dt;
         let own = Aabb {
             min: path.min + (min - b.position),
             max: path.max + (max - b.position),
