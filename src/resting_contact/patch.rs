@@ -2,7 +2,7 @@
 //! [`Patch`] per pair, how [`Solver::add_patch`] builds them from the pair's contacts, and how an
 //! impulse on each is applied to the two bodies' velocities.
 
-use super::prediction::{bias, push_bias, relative_acceleration};
+use super::prediction::{bias, flight_slip, push_bias, relative_acceleration};
 use super::slots::Vel;
 use super::warm_start::tracked;
 use super::{RestingContact, Solver, StepSettings};
@@ -242,7 +242,8 @@ impl Solver {
             rb,
             normal,
             friction: points[0].friction,
-            drift: 0.5 * h * relative_acceleration(ba, bb, ra, rb, normal, settings.gravity, h),
+            drift: 0.5 * h * relative_acceleration(ba, bb, ra, rb, normal, settings.gravity, h)
+                + flight_slip(ba, bb, ra, rb, normal, h),
             k,
             inv_mass_a: ba.effective_inv_mass(),
             inv_mass_b: bb.effective_inv_mass(),

@@ -23,3 +23,4 @@ mod rattleback;
 mod st_falling_rod;
 mod st_four_balls;
 mod tippe_top;
+mod tippe_top_reference;
