@@ -248,6 +248,16 @@ impl Body {
         r * DMat3::from_diagonal(self.inv_inertia) * r.transpose()
     }
 
+    /// Angular acceleration of the torque-free flight now (rad/s², world): Euler's equations
+    /// `I ω̇ = −ω × I ω` in the principal frame. Zero for bodies that do not fly freely.
+    pub fn angular_acceleration(&self) -> DVec3 {
+        if !self.is_awake_dynamic() {
+            return DVec3::ZERO;
+        }
+        let w = self.orientation.inverse() * self.angular_velocity;
+        self.orientation * (-(w.cross(self.inertia * w)) * self.inv_inertia)
+    }
+
     /// Velocity of the body point currently at world position `p` (eq. 1).
     pub fn point_velocity(&self, p: DVec3) -> DVec3 {
         self.velocity + self.angular_velocity.cross(p - self.position)

@@ -235,6 +235,15 @@ impl Solver {
         let (ra, rb) = (centroid - ba.position, centroid - bb.position);
         let k = k_at(ra, rb);
         let twist_k = normal.dot(inv_inertia_a * normal) + normal.dot(inv_inertia_b * normal);
+        // A slip the step could not move the points by more than the solve's tolerance is
+        // left out: on a resting stack it is the sweeps' own residual spin, noise that would
+        // only cost sweeps.
+        let slip = flight_slip(ba, bb, ra, rb, normal, h);
+        let slip = if slip.length() * h > settings.tolerance {
+            slip
+        } else {
+            DVec3::ZERO
+        };
         self.patches.push(Patch {
             a,
             b,
@@ -243,7 +252,7 @@ impl Solver {
             normal,
             friction: points[0].friction,
             drift: 0.5 * h * relative_acceleration(ba, bb, ra, rb, normal, settings.gravity, h)
-                + flight_slip(ba, bb, ra, rb, normal, h),
+                + slip,
             k,
             inv_mass_a: ba.effective_inv_mass(),
             inv_mass_b: bb.effective_inv_mass(),
