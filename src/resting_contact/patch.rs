@@ -176,6 +176,9 @@ impl Solver {
         };
         let mut centroid = DVec3::ZERO;
         let mut normal = DVec3::ZERO;
+        // Half the gap along the normal, summed: each body's own surface point is that far
+        // from the contact's midpoint (a's towards a, b's towards b).
+        let mut half_gap = DVec3::ZERO;
         for c in points {
             let (ra, rb) = (c.position - ba.position, c.position - bb.position);
             let n = c.normal;
@@ -217,6 +220,7 @@ impl Solver {
             });
             centroid += c.position;
             normal += c.normal;
+            half_gap += 0.5 * c.separation * c.normal;
         }
         let count = self.rows.len() - first;
         if count == 0 {
@@ -232,7 +236,29 @@ impl Solver {
             })
             .sum::<f64>()
             / count as f64;
-        let (ra, rb) = (centroid - ba.position, centroid - bb.position);
+        // A ball or capsule rolling on a body that takes no impulse (a floor, a kinematic
+        // platter) has its friction act between the two bodies' own surface points, not at the
+        // midpoint of the gap: there it would roll on r + gap/2 (2.5 % too fast for its spin
+        // at r = 1 cm and a gap of ε_c/2 = 0.5 mm). Elsewhere at the midpoint: between two
+        // bodies that both yield, equal and opposite impulses at two points a gap apart would
+        // turn the pair (angular momentum must be kept), and a face resting on a face does not
+        // roll (moving its friction off the midpoint only changed how a flat coin rocks).
+        let rolls = |b: &Body, p: DVec3| {
+            b.collider.rolling_radius() > 0.0
+                && b.collider
+                    .rolling_core(b.orientation.inverse() * (p - b.position))
+                    .is_some()
+        };
+        let half_gap = half_gap / count as f64;
+        let half_gap = match (ba.effective_inv_mass() > 0.0, bb.effective_inv_mass() > 0.0) {
+            (true, false) if rolls(ba, centroid + half_gap) => half_gap,
+            (false, true) if rolls(bb, centroid - half_gap) => half_gap,
+            _ => DVec3::ZERO,
+        };
+        let (ra, rb) = (
+            centroid + half_gap - ba.position,
+            centroid - half_gap - bb.position,
+        );
         let k = k_at(ra, rb);
         let twist_k = normal.dot(inv_inertia_a * normal) + normal.dot(inv_inertia_b * normal);
         // A slip the step could not move the points by more than the solve's tolerance is
