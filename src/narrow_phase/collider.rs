@@ -228,6 +228,25 @@ impl Collider {
             .map(|(_, c, r)| (c, r))
     }
 
+    /// The ball or capsule part (its index) whose surface a body point `p` (body frame) lies on,
+    /// within a tenth of its radius, for a compound of several parts; `None` for a single part,
+    /// or where the point is on no such part (as [`Collider::rolling_core`]).
+    pub fn rolling_part(&self, p: DVec3) -> Option<usize> {
+        if self.parts.len() < 2 || self.rolling_radius == 0.0 {
+            return None;
+        }
+        self.parts
+            .iter()
+            .enumerate()
+            .filter_map(|(k, part)| {
+                part.core_point(p)
+                    .map(|(c, r)| (k, (p - c).length() - r, r))
+            })
+            .filter(|&(_, off, r)| off.abs() <= 0.1 * r)
+            .min_by(|x, y| x.1.abs().total_cmp(&y.1.abs()))
+            .map(|(k, _, _)| k)
+    }
+
     /// World axis-aligned bounding box `(min, max)` at `pose` (infinite components for a plane).
     /// Exact (the smallest box) for every convex part.
     pub fn aabb(&self, pose: &Pose) -> (DVec3, DVec3) {

@@ -27,7 +27,8 @@
 //! All points of all pairs are solved together by projected Gauss–Seidel over accumulated
 //! impulses (Bender & Schmitt's iteration "until d_n(t₀+h) is zero within a tolerance"), which
 //! resolves the dependencies inside a pile: a normal row per point, and per pair one friction
-//! patch — the tangential impulse at the points' centroid inside the disk `μ·Σp_n`, and a
+//! patch (one per ball or capsule part where a compound touches at several) — the tangential
+//! impulse at the points' centroid inside the disk `μ·Σp_n`, and a
 //! twisting impulse about the normal — rather than a friction disk per point (see `Patch`
 //! for why).
 //!

@@ -100,6 +100,9 @@ pub(super) struct Patch {
     /// are still in pair order.
     pub(super) previous_rows: u32,
     pub(super) previous_patch: u32,
+    /// Which of its pair's patches this is, in the order they were added (0 for a pair with
+    /// one; see `Solver::add_patches`).
+    pub(super) group: u16,
 }
 
 impl Row {
@@ -301,6 +304,7 @@ impl Solver {
             node: 1,
             previous_rows: u32::MAX,
             previous_patch: u32::MAX,
+            group: 0,
         });
     }
 }

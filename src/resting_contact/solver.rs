@@ -58,6 +58,8 @@ pub struct Solver {
     pub(super) push_friction: Vec<(glam::DVec3, f64)>,
     /// The push-outs the step's bodies carried in, by body (`push_apart`).
     pub(super) carried: Vec<(usize, Vel)>,
+    /// Scratch for a pair's contacts regrouped by the rounded parts they touch.
+    pub(super) regrouped: Vec<(u64, RestingContact)>,
 }
 
 impl Solver {
@@ -86,7 +88,7 @@ impl Solver {
                 .iter()
                 .take_while(|c| (c.a, c.b) == (a, b))
                 .count();
-            self.add_patch(bodies, &contacts[k..k + run], settings);
+            self.add_patches(bodies, &contacts[k..k + run], settings);
             k += run;
         }
 
@@ -168,6 +170,53 @@ impl Solver {
             self.keep_for_warm_start(h, span);
         }
         report
+    }
+
+    /// Adds one pair's contacts (`run`) as patches: one for all of them, unless they lie on
+    /// different balls or capsules of a compound (a tippe top leaning on its ball and its
+    /// stem's end): each such part's contacts then make their own patch. One patch's twisting
+    /// friction over two separate bearings 2 to 3 cm apart, most of the load on one, took the
+    /// leaning top's spin from 105 to 14 rad/s within 0.2 s, where an independent integration
+    /// keeps it (72 rad/s after 3 s at μ = 0.1). Faces, edges and flat parts keep one patch:
+    /// a face resting on four corners is statically indeterminate (see `Patch`).
+    fn add_patches(&mut self, bodies: &[Body], run: &[RestingContact], settings: &StepSettings) {
+        let (a, b) = (run[0].a as usize, run[0].b as usize);
+        let key = |c: &RestingContact| {
+            let part = |i: usize| {
+                let body = &bodies[i];
+                let local = body.orientation.inverse() * (c.position - body.position);
+                body.collider
+                    .rolling_part(local)
+                    .map_or(u32::MAX, |k| k as u32)
+            };
+            ((part(a) as u64) << 32) | part(b) as u64
+        };
+        let first = key(&run[0]);
+        if run.len() < 2 || run[1..].iter().all(|c| key(c) == first) {
+            self.add_patch(bodies, run, settings);
+            return;
+        }
+        let mut regrouped = std::mem::take(&mut self.regrouped);
+        regrouped.clear();
+        regrouped.extend(run.iter().map(|c| (key(c), *c)));
+        // Grouped by part, in the order each part first appears (stable within a part).
+        let mut order: Vec<u64> = Vec::new();
+        for &(k, _) in &regrouped {
+            if !order.contains(&k) {
+                order.push(k);
+            }
+        }
+        let mut group: Vec<RestingContact> = Vec::with_capacity(run.len());
+        for (n, k) in order.into_iter().enumerate() {
+            group.clear();
+            group.extend(regrouped.iter().filter(|x| x.0 == k).map(|x| x.1));
+            let before = self.patches.len();
+            self.add_patch(bodies, &group, settings);
+            if let Some(patch) = self.patches.get_mut(before) {
+                patch.group = n as u16;
+            }
+        }
+        self.regrouped = regrouped;
     }
 
     /// Puts the patches in the order `order` (each patch's present index, once each) by

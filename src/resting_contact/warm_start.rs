@@ -22,6 +22,8 @@ pub(super) struct Solved {
 pub(super) struct SolvedPatch {
     pub(super) a: u32,
     pub(super) b: u32,
+    /// Which of its pair's patches it was (`Patch::group`).
+    pub(super) group: u16,
     pub(super) tangential: DVec3,
     pub(super) twist: f64,
 }
@@ -59,12 +61,13 @@ impl Solver {
             self.previous_patches.push(SolvedPatch {
                 a,
                 b,
+                group: patch.group,
                 tangential: patch.tangential,
                 twist: patch.twist,
             });
         }
         self.previous.sort_by_key(|x| (x.a, x.b));
-        self.previous_patches.sort_by_key(|x| (x.a, x.b));
+        self.previous_patches.sort_by_key(|x| (x.a, x.b, x.group));
     }
 
     /// Finds each patch's entries of the previous step (`Patch::previous_rows`,
@@ -93,8 +96,11 @@ impl Solver {
                 Some(x) if (x.a, x.b) == key => r as u32,
                 _ => u32::MAX,
             };
-            patch.previous_patch = match patches.get(q) {
-                Some(x) if (x.a, x.b) == key => q as u32,
+            // A pair with several patches (see `Solver::add_patches`) takes its previous ones
+            // by their place among the pair's: the n-th its n-th.
+            let n = q + patch.group as usize;
+            patch.previous_patch = match patches.get(n) {
+                Some(x) if (x.a, x.b, x.group) == (key.0, key.1, patch.group) => n as u32,
                 _ => u32::MAX,
             };
         }
