@@ -14,7 +14,8 @@ use glam::{DMat3, DVec3};
 /// manifold point within `margin` lie over that face (then the distance to the box is the
 /// distance to the face's plane, exactly). Otherwise appends the closest pair then the other
 /// points within `margin` to `out`, as `plane_part` does, with normals from the box towards the
-/// part, and returns the closest.
+/// part, and returns the closest; or, where the closest point is over the face but another
+/// point within `margin` is not, appends nothing and returns the exact closest point only.
 pub(super) fn box_face(
     boxed: &Part,
     pose_box: &Pose,
@@ -22,7 +23,7 @@ pub(super) fn box_face(
     pose_other: &Pose,
     margin: f64,
     out: &mut Vec<ContactPoint>,
-) -> Option<ContactPoint> {
+) -> Option<FaceContact> {
     let Geom::Box {
         center,
         rotation,
@@ -61,9 +62,24 @@ pub(super) fn box_face(
             .filter(|&j| j != i)
             .all(|j| axes.col(j).dot(q).abs() <= h[j])
     };
-    if !over(&cp) || !out[start..].iter().all(over) {
+    if !over(&cp) {
         out.truncate(start);
         return None;
     }
-    Some(cp)
+    if !out[start..].iter().all(over) {
+        // The closest point is over the face, so the distance is the plane's, exactly (every
+        // point of the part is above the plane, and no nearer to the box than to it), but some
+        // manifold point hangs past an edge: the general query finds the manifold, and `cp`
+        // replaces its closest point (GJK/EPA is off by up to 1e-4 of the part's size when
+        // touching).
+        out.truncate(start);
+        return Some(FaceContact::Closest(cp));
+    }
+    Some(FaceContact::Whole(cp))
+}
+
+/// What [`box_face`] settled: the contact and its manifold, or only the exact closest point.
+pub(super) enum FaceContact {
+    Whole(ContactPoint),
+    Closest(ContactPoint),
 }

@@ -5,7 +5,7 @@
 use super::ball_ball::ball_ball;
 use super::ball_box::ball_box;
 use super::box_box::{box_box, WorldBox};
-use super::box_face::box_face;
+use super::box_face::{box_face, FaceContact};
 use super::collider::{Collider, Pose};
 use super::contact::{reduce_manifold, ContactPoint, DUPLICATE, TIE};
 use super::convex_convex::parry_pair;
@@ -233,17 +233,28 @@ fn part_part(
                 .unwrap_or_else(|| parry_pair(pa, pose_a, pb, pose_b, margin, out));
         }
         (_, Geom::Box { .. }) => {
-            return box_face(pb, pose_b, pa, pose_a, margin, out)
-                .unwrap_or_else(|| parry_pair(pa, pose_a, pb, pose_b, margin, out));
+            let start = out.len();
+            return match box_face(pb, pose_b, pa, pose_a, margin, out) {
+                Some(FaceContact::Whole(cp)) => cp,
+                Some(FaceContact::Closest(cp)) => {
+                    parry_pair(pa, pose_a, pb, pose_b, margin, out);
+                    exact_closest(cp, start, out)
+                }
+                None => parry_pair(pa, pose_a, pb, pose_b, margin, out),
+            };
         }
         (Geom::Box { .. }, _) => {
             let start = out.len();
             return match box_face(pa, pose_a, pb, pose_b, margin, out) {
-                Some(cp) => {
+                Some(FaceContact::Whole(cp)) => {
                     for p in &mut out[start..] {
                         p.normal = -p.normal;
                     }
                     cp.flipped()
+                }
+                Some(FaceContact::Closest(cp)) => {
+                    parry_pair(pa, pose_a, pb, pose_b, margin, out);
+                    exact_closest(cp.flipped(), start, out)
                 }
                 None => parry_pair(pa, pose_a, pb, pose_b, margin, out),
             };
@@ -254,4 +265,13 @@ fn part_part(
         out.push(cp);
     }
     cp
+}
+
+/// The general query's points (appended to `out` from `start`, its closest first) with that
+/// closest replaced by the exact one, `exact`, which is returned.
+fn exact_closest(exact: ContactPoint, start: usize, out: &mut [ContactPoint]) -> ContactPoint {
+    if let Some(first) = out.get_mut(start) {
+        *first = exact;
+    }
+    exact
 }
