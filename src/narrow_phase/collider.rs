@@ -219,32 +219,40 @@ impl Collider {
     /// (the contact then lies at the core point plus the radius along the normal, wherever the
     /// body rolled); `None` if `p` is not within a tenth of a radius of such a surface.
     pub fn rolling_core(&self, p: DVec3) -> Option<(DVec3, f64)> {
-        self.parts
-            .iter()
-            .filter_map(|part| part.core_point(p))
-            .map(|(c, r)| ((p - c).length() - r, c, r))
-            .filter(|&(off, _, r)| off.abs() <= 0.1 * r)
-            .min_by(|x, y| x.0.abs().total_cmp(&y.0.abs()))
-            .map(|(_, c, r)| (c, r))
+        self.nearest_core(p).map(|(_, c, r)| (c, r))
     }
 
     /// The ball or capsule part (its index) whose surface a body point `p` (body frame) lies on,
     /// within a tenth of its radius, for a compound of several parts; `None` for a single part,
     /// or where the point is on no such part (as [`Collider::rolling_core`]).
     pub fn rolling_part(&self, p: DVec3) -> Option<usize> {
-        if self.parts.len() < 2 || self.rolling_radius == 0.0 {
+        if !self.is_rolling_compound() {
+            return None;
+        }
+        self.nearest_core(p).map(|(k, _, _)| k)
+    }
+
+    /// Whether the body is a compound of several parts with a curved one among them: only then
+    /// can its contacts lie on different balls or capsules ([`Collider::rolling_part`]).
+    pub fn is_rolling_compound(&self) -> bool {
+        self.parts.len() >= 2 && self.rolling_radius > 0.0
+    }
+
+    /// The ball or capsule part whose surface `p` (body frame) is nearest, within a tenth of
+    /// its radius: its index, its core point nearest `p` and its radius. A body without a
+    /// curved part has none.
+    fn nearest_core(&self, p: DVec3) -> Option<(usize, DVec3, f64)> {
+        if self.rolling_radius == 0.0 {
             return None;
         }
         self.parts
             .iter()
             .enumerate()
-            .filter_map(|(k, part)| {
-                part.core_point(p)
-                    .map(|(c, r)| (k, (p - c).length() - r, r))
-            })
-            .filter(|&(_, off, r)| off.abs() <= 0.1 * r)
-            .min_by(|x, y| x.1.abs().total_cmp(&y.1.abs()))
-            .map(|(k, _, _)| k)
+            .filter_map(|(k, part)| part.core_point(p).map(|(c, r)| (k, c, r)))
+            .map(|(k, c, r)| ((p - c).length() - r, k, c, r))
+            .filter(|&(off, _, _, r)| off.abs() <= 0.1 * r)
+            .min_by(|x, y| x.0.abs().total_cmp(&y.0.abs()))
+            .map(|(_, k, c, r)| (k, c, r))
     }
 
     /// World axis-aligned bounding box `(min, max)` at `pose` (infinite components for a plane).

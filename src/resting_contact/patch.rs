@@ -247,10 +247,9 @@ impl Solver {
         // turn the pair (angular momentum must be kept), and a face resting on a face does not
         // roll (moving its friction off the midpoint only changed how a flat coin rocks).
         let rolls = |b: &Body, p: DVec3| {
-            b.collider.rolling_radius() > 0.0
-                && b.collider
-                    .rolling_core(b.orientation.inverse() * (p - b.position))
-                    .is_some()
+            b.collider
+                .rolling_core(b.orientation.inverse() * (p - b.position))
+                .is_some()
         };
         let half_gap = half_gap / count as f64;
         let half_gap = match (ba.effective_inv_mass() > 0.0, bb.effective_inv_mass() > 0.0) {

@@ -80,9 +80,9 @@ const SERIES_TURN: f64 = 0.05;
 /// that is the material point: where the flight's rotation takes it, `(R(h) − 1)·r / h`, less
 /// the present `ω × r`. On a ball or capsule part the contact stays at the core point (the
 /// ball's centre) plus the radius along the normal whatever the roll, so the core's motion
-/// counts, and of the offset from it only the change of ω: a uniform ball rolls without a drift, while a tippe top, rolling about the
-/// vertical through its contact with its centre of mass off the ball's centre, has its centre
-/// swing about its centre of mass (to second order `½·h·(ω×(ω×r) + ω̇×r)` at the core; the
+/// counts, and of the offset from it only the change of ω: a uniform ball rolls without a
+/// drift, while a tippe top, rolling about the vertical through its contact with its centre of
+/// mass off the ball's centre, has its centre swing about its centre of mass (to second order `½·h·(ω×(ω×r) + ω̇×r)` at the core; the
 /// whole rotation is used, since at 150 rad/s a 5 ms step turns 0.75 rad, where that series is
 /// 25 % off). Left out, each step's friction would stop only the slip at its start and the slip
 /// gained over the step would be lost at the next: a dissipation of order h that makes a
@@ -105,11 +105,7 @@ pub(super) fn flight_slip(
             return DVec3::ZERO;
         }
         let local = b.orientation.inverse() * r;
-        let core = if b.collider.rolling_radius() > 0.0 {
-            b.collider.rolling_core(local).map_or(local, |(c, _)| c)
-        } else {
-            local
-        };
+        let core = b.collider.rolling_core(local).map_or(local, |(c, _)| c);
         let centre = b.orientation * core;
         if w.length() * h <= SERIES_TURN {
             // ½·h·(ω×(ω×r_c) + ω̇×r): the series of the expression below.

@@ -181,6 +181,13 @@ impl Solver {
     /// a face resting on four corners is statically indeterminate (see `Patch`).
     fn add_patches(&mut self, bodies: &[Body], run: &[RestingContact], settings: &StepSettings) {
         let (a, b) = (run[0].a as usize, run[0].b as usize);
+        // Only a compound with a curved part can touch at several (every pair of a pile of
+        // cubes takes the first branch without a rotation per point).
+        let compound = |i: usize| bodies[i].collider.is_rolling_compound();
+        if run.len() < 2 || !(compound(a) || compound(b)) {
+            self.add_patch(bodies, run, settings);
+            return;
+        }
         let key = |c: &RestingContact| {
             let part = |i: usize| {
                 let body = &bodies[i];
@@ -191,29 +198,28 @@ impl Solver {
             };
             ((part(a) as u64) << 32) | part(b) as u64
         };
-        let first = key(&run[0]);
-        if run.len() < 2 || run[1..].iter().all(|c| key(c) == first) {
-            self.add_patch(bodies, run, settings);
-            return;
-        }
         let mut regrouped = std::mem::take(&mut self.regrouped);
         regrouped.clear();
         regrouped.extend(run.iter().map(|c| (key(c), *c)));
-        // Grouped by part, in the order each part first appears (stable within a part).
-        let mut order: Vec<u64> = Vec::new();
-        for &(k, _) in &regrouped {
-            if !order.contains(&k) {
-                order.push(k);
+        if regrouped.iter().all(|x| x.0 == regrouped[0].0) {
+            self.add_patch(bodies, run, settings);
+        } else {
+            // Grouped by part, in the order each part first appears (stable within a part).
+            let mut order: Vec<u64> = Vec::new();
+            for &(k, _) in &regrouped {
+                if !order.contains(&k) {
+                    order.push(k);
+                }
             }
-        }
-        let mut group: Vec<RestingContact> = Vec::with_capacity(run.len());
-        for (n, k) in order.into_iter().enumerate() {
-            group.clear();
-            group.extend(regrouped.iter().filter(|x| x.0 == k).map(|x| x.1));
-            let before = self.patches.len();
-            self.add_patch(bodies, &group, settings);
-            if let Some(patch) = self.patches.get_mut(before) {
-                patch.group = n as u16;
+            let mut group: Vec<RestingContact> = Vec::with_capacity(run.len());
+            for (n, k) in order.into_iter().enumerate() {
+                group.clear();
+                group.extend(regrouped.iter().filter(|x| x.0 == k).map(|x| x.1));
+                let before = self.patches.len();
+                self.add_patch(bodies, &group, settings);
+                if let Some(patch) = self.patches.get_mut(before) {
+                    patch.group = n as u16;
+                }
             }
         }
         self.regrouped = regrouped;
