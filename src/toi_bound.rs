@@ -407,6 +407,99 @@ impl DistanceBound {
     }
 }
 
+/// A body of one cylinder or capsule on its axis of symmetry: what [`axial_extent`] needs of its
+/// shape (body frame).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AxialProfile {
+    /// The axis of symmetry through the origin (body frame, unit).
+    pub axis: DVec3,
+    /// Offsets along the axis of the two ends, lower first: a cylinder's faces, a capsule's
+    /// core ends (m).
+    pub ends: (f64, f64),
+    /// A cylinder's radius; 0 for a capsule, whose rounding adds the same to every support.
+    pub rim: f64,
+}
+
+/// What [`axial_extent`] needs of an axially symmetric body's torque-free flight.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AxialFlight {
+    /// The axis of symmetry now (world, unit).
+    pub axis: DVec3,
+    /// Centre-of-mass velocity and acceleration (m/s, m/s²).
+    pub velocity: DVec3,
+    pub acceleration: DVec3,
+    /// Angular velocity now (rad/s).
+    pub angular_velocity: DVec3,
+    /// Bound on `ω` across the axis over the flight, the axis's turning rate (rad/s; see
+    /// [`crate::ballistic::shape_turn`]).
+    pub shape_turn: f64,
+    /// Axial over transverse moment of inertia, `I₃/I₁`.
+    pub axial_ratio: f64,
+    /// Largest distance of a support point from the centre of mass (m).
+    pub rotation_radius: f64,
+}
+
+/// Bound on an axially symmetric body's support along the fixed direction `d` over its flight,
+/// from the rate at its present support point rather than the worst rate `|ω × d| R` of any
+/// surface point: `(h1, h2, valid)` of `h(t) ≤ h(0) + h1 t + ½ h2 t²` for `t ≤ valid`
+/// (`valid ≤ horizon`). `None` where it cannot be had (a cylinder face-on to `d`).
+///
+/// By the envelope theorem `ḣ = d·v + r·(d × ω)` at the support point `r` (from the centre of
+/// mass), which lies in the plane of the axis `a` and `d` (`r = e a + R u`, `u` the unit part of
+/// `d` across `a`), so the spin about `a` drops out: `r·(d × ω⊥)`. Then
+/// `ḣ(t) − ḣ(0) ≤ |r(t) − r(0)| |d × ω⊥(0)| + |r(t)| |ω⊥(t) − ω⊥(0)|` beyond the centre's own
+/// motion. The axis turns at `|ω⊥| ≤ T` (the shape turn), so the end moves by at most
+/// `max|e| T t`, the rim point by `R T t / sin θ_min` (`|u̇| ≤ |ȧ| / sin θ`, θ between `a` and
+/// `d`; `valid` keeps `sin θ` above half its value), and the support jumps between the ends
+/// (by their distance) only if `a·d` can change sign. Torque-free, `ω⊥` turns at
+/// `(I₃/I₁) |ω₃| |ω⊥|` with `ω₃` constant. A coin rolling on its rim, its lowest point nearly at
+/// rest, is so bounded for milliseconds where the worst rate allows tens of microseconds.
+pub fn axial_extent(
+    profile: &AxialProfile,
+    flight: &AxialFlight,
+    d: DVec3,
+    horizon: f64,
+) -> Option<(f64, f64, f64)> {
+    let a = flight.axis;
+    let w = flight.angular_velocity;
+    let (cos, sin) = (d.dot(a), d.cross(a).length());
+    let spin = w.dot(a);
+    let across = w - a * spin;
+    let turn = flight.shape_turn.max(across.length());
+    if !turn.is_finite() {
+        return None;
+    }
+    let mut valid = horizon;
+    let (lo, hi) = profile.ends;
+    let mut r0 = a * if cos >= 0.0 { hi } else { lo };
+    let mut reach = lo.abs().max(hi.abs());
+    if profile.rim > 0.0 {
+        if sin <= 0.0 {
+            return None;
+        }
+        if turn > 0.0 {
+            valid = valid.min(0.5 * sin / turn);
+        }
+        r0 += (d - a * cos) * (profile.rim / sin);
+        reach += profile.rim / (sin - turn * valid);
+    }
+    if valid.is_nan() || valid <= 0.0 {
+        return None;
+    }
+    let flips = cos.abs() <= turn * valid * (1.0 + 1e-9);
+    let jump = if flips { hi - lo } else { 0.0 };
+    let across_d = d.cross(across).length();
+    let slack = 1.0 + 1e-9;
+    let h1 = d.dot(flight.velocity)
+        + d.dot(w.cross(r0))
+        + (jump * across_d + 1e-12 * turn * flight.rotation_radius) * slack;
+    let h2 = d.dot(flight.acceleration)
+        + (turn * reach * across_d
+            + flight.rotation_radius * flight.axial_ratio * spin.abs() * turn)
+            * slack;
+    Some((h1, h2, valid))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -208,6 +208,22 @@ impl Collider {
             .then_some(axis)
     }
 
+    /// For a body that is one cylinder or capsule centred on its axis through the origin, its
+    /// profile along that axis (see [`crate::toi_bound::axial_extent`]); `None` otherwise.
+    pub fn axial_profile(&self) -> Option<crate::toi_bound::AxialProfile> {
+        let [part] = self.parts.as_slice() else {
+            return None;
+        };
+        if self.plane.is_some() {
+            return None;
+        }
+        let axis = part.own_axis()?;
+        if !part.symmetric_about(axis) {
+            return None;
+        }
+        part.axial_profile(axis)
+    }
+
     /// Largest radius of curvature of the body's surface (m; 0 for polytopes and planes): how
     /// far a contact moves over the surface per radian the body rolls on another.
     pub fn rolling_radius(&self) -> f64 {

@@ -280,6 +280,29 @@ impl Part {
         }
     }
 
+    /// For a capsule or a cylinder on `axis` (its own): the offsets of its ends along the axis
+    /// and the rim's radius (0 for a capsule; see [`crate::toi_bound::AxialProfile`]).
+    pub(super) fn axial_profile(&self, axis: DVec3) -> Option<crate::toi_bound::AxialProfile> {
+        let (ends, rim) = match &self.geom {
+            Geom::Capsule { a, b, .. } => ((a.dot(axis), b.dot(axis)), 0.0),
+            Geom::Cylinder {
+                center,
+                radius,
+                half_height,
+                ..
+            } => {
+                let c = center.dot(axis);
+                ((c - half_height, c + half_height), *radius)
+            }
+            _ => return None,
+        };
+        Some(crate::toi_bound::AxialProfile {
+            axis,
+            ends: (ends.0.min(ends.1), ends.0.max(ends.1)),
+            rim,
+        })
+    }
+
     /// For a ball or a capsule (a core point or segment dilated by a radius): the core's point
     /// nearest `p` (body frame) and the radius; `None` for other parts.
     pub(super) fn core_point(&self, p: DVec3) -> Option<(DVec3, f64)> {

@@ -6,7 +6,8 @@
 use super::held::HELD_BAND;
 use crate::body::Body;
 use crate::toi_bound::{
-    turning_axis_extents, DistanceBound, EnvelopeBound, Extent, MotionBound, VertexFlight,
+    axial_extent, turning_axis_extents, AxialFlight, DistanceBound, EnvelopeBound, Extent,
+    MotionBound, VertexFlight,
 };
 use glam::DVec3;
 use rustc_hash::FxHashMap;
@@ -32,6 +33,8 @@ pub(super) fn pair_axis_extents(
         lower_len: 0,
         upper_len: 0,
         horizon: f64::INFINITY,
+        step_left: horizon,
+        coherent: None,
     };
     let spins_freely = |body: &Body| {
         body.is_awake_dynamic()
@@ -68,7 +71,60 @@ pub(super) fn pair_axis_extents(
     let (upper_len, upper_horizon) = body_extents(b, gravity, n, false, horizon, &mut out.upper);
     (out.lower_len, out.upper_len) = (lower_len, upper_len);
     out.horizon = lower_horizon.min(upper_horizon);
+    if (lower_len, upper_len) == (1, 1) {
+        let lower = coherent_extent(a, gravity, n, true, out.lower[0], horizon);
+        let upper = coherent_extent(b, gravity, n, false, out.upper[0], horizon);
+        if lower.is_some() || upper.is_some() {
+            let (lower, valid_a) = lower.unwrap_or((out.lower[0], out.horizon));
+            let (upper, valid_b) = upper.unwrap_or((out.upper[0], out.horizon));
+            out.coherent = Some(Coherent {
+                lower,
+                upper,
+                valid: valid_a.min(valid_b),
+            });
+        }
+    }
     out
+}
+
+/// A second extent for an awake body that is one cylinder or capsule ([`axial_extent`]): from
+/// the rate at its present support point, valid for the returned time (within `horizon`);
+/// `None` for other bodies. `support` is its extent from [`body_extents`], whose value now it
+/// shares.
+pub(super) fn coherent_extent(
+    body: &Body,
+    gravity: DVec3,
+    n: DVec3,
+    lower: bool,
+    support: Extent,
+    horizon: f64,
+) -> Option<(Extent, f64)> {
+    if !body.is_awake_dynamic() || body.path.is_some() || !body.spin.shape_turn.is_finite() {
+        return None;
+    }
+    let profile = body.collider.axial_profile()?;
+    let k = profile.axis.abs().max_position();
+    let inertia = body.inertia.to_array();
+    let flight = AxialFlight {
+        axis: body.orientation * profile.axis,
+        velocity: body.velocity,
+        acceleration: body.acceleration(gravity),
+        angular_velocity: body.angular_velocity,
+        shape_turn: body.spin.shape_turn,
+        axial_ratio: inertia[k] / inertia[(k + 1) % 3],
+        rotation_radius: body.rotation_radius,
+    };
+    let d = if lower { -n } else { n };
+    let (h1, h2, valid) = axial_extent(&profile, &flight, d, horizon)?;
+    let sign = if lower { -1.0 } else { 1.0 };
+    Some((
+        Extent {
+            h0: support.h0,
+            h1: sign * h1,
+            h2: sign * h2,
+        },
+        valid,
+    ))
 }
 
 /// A hull's support point along `n` stays within its cap radius over `horizon` (see
@@ -267,6 +323,41 @@ pub(super) struct AxisExtents {
     upper_len: usize,
     /// How long the extents hold (s from now): ∞ for an axis fixed in space.
     horizon: f64,
+    /// Time left in the step (s), when every pair is bounded afresh.
+    step_left: f64,
+    /// A second bound of a pair with a cylinder or a capsule ([`coherent_extent`]): both are
+    /// lower bounds on the gap, so the later of their times is one too.
+    coherent: Option<Coherent>,
+}
+
+/// One extent per body from [`coherent_extent`] (or the body's own where it has none), and how
+/// long they hold (s from now).
+#[derive(Clone, Copy)]
+struct Coherent {
+    lower: Extent,
+    upper: Extent,
+    valid: f64,
+}
+
+impl Coherent {
+    fn envelope(&self) -> EnvelopeBound<'_> {
+        EnvelopeBound {
+            lower: std::slice::from_ref(&self.lower),
+            upper: std::slice::from_ref(&self.upper),
+        }
+    }
+
+    /// `t` if it is within the extents' validity; else their end, when the pair must be
+    /// measured again, or ∞ if they hold to the step's end.
+    fn within(&self, t: f64, step_left: f64) -> f64 {
+        if t < self.valid {
+            t
+        } else if self.valid < step_left {
+            self.valid
+        } else {
+            f64::INFINITY
+        }
+    }
 }
 
 impl AxisExtents {
@@ -279,17 +370,32 @@ impl AxisExtents {
 
     /// True if the extents hold for ever, so a bound from them may be kept across steps.
     pub(super) fn lasting(&self) -> bool {
-        self.horizon == f64::INFINITY
+        self.horizon == f64::INFINITY && self.coherent.is_none()
     }
 
-    /// [`EnvelopeBound::time_to`] within the horizon: ∞ if not before it.
+    /// [`EnvelopeBound::time_to`] within the horizon: ∞ if not before it; with coherent
+    /// extents, the later of the two bounds' times.
     pub(super) fn time_to(&self, target: f64) -> f64 {
-        self.within_horizon(self.envelope().time_to_within(target, self.horizon))
+        let t = self.within_horizon(self.envelope().time_to_within(target, self.horizon));
+        match &self.coherent {
+            Some(c) if t.is_finite() => {
+                let tc = c.envelope().time_to_within(target, c.valid);
+                t.max(c.within(tc, self.step_left))
+            }
+            _ => t,
+        }
     }
 
     /// [`EnvelopeBound::return_time`] within the horizon: ∞ if not before it.
     pub(super) fn return_time(&self, gap: f64) -> f64 {
-        self.within_horizon(self.envelope().return_time(gap))
+        let t = self.within_horizon(self.envelope().return_time(gap));
+        match &self.coherent {
+            Some(c) if t.is_finite() => {
+                let tc = c.envelope().return_time(gap);
+                t.max(c.within(tc, self.step_left))
+            }
+            _ => t,
+        }
     }
 
     pub(super) fn within_horizon(&self, t: f64) -> f64 {
