@@ -234,30 +234,20 @@ fn part_part(
         }
         (_, Geom::Box { .. }) => {
             let start = out.len();
-            return match box_face(pb, pose_b, pa, pose_a, margin, out) {
-                Some(FaceContact::Whole(cp)) => cp,
-                Some(FaceContact::Closest(cp)) => {
-                    parry_pair(pa, pose_a, pb, pose_b, margin, out);
-                    exact_closest(cp, start, out)
-                }
-                None => parry_pair(pa, pose_a, pb, pose_b, margin, out),
-            };
+            let face = box_face(pb, pose_b, pa, pose_a, margin, out);
+            return face_or_general(face, pa, pose_a, pb, pose_b, margin, start, out);
         }
         (Geom::Box { .. }, _) => {
             let start = out.len();
-            return match box_face(pa, pose_a, pb, pose_b, margin, out) {
-                Some(FaceContact::Whole(cp)) => {
-                    for p in &mut out[start..] {
-                        p.normal = -p.normal;
-                    }
-                    cp.flipped()
-                }
-                Some(FaceContact::Closest(cp)) => {
-                    parry_pair(pa, pose_a, pb, pose_b, margin, out);
-                    exact_closest(cp.flipped(), start, out)
-                }
-                None => parry_pair(pa, pose_a, pb, pose_b, margin, out),
-            };
+            let face = face_of_a(pa, pose_a, pb, pose_b, margin, out);
+            return face_or_general(face, pa, pose_a, pb, pose_b, margin, start, out);
+        }
+        (_, Geom::Cylinder { .. }) | (Geom::Cylinder { .. }, _) => {
+            // A coin on a coin: over either one's flat face, else the general query.
+            let start = out.len();
+            let face = box_face(pb, pose_b, pa, pose_a, margin, out)
+                .or_else(|| face_of_a(pa, pose_a, pb, pose_b, margin, out));
+            return face_or_general(face, pa, pose_a, pb, pose_b, margin, start, out);
         }
         _ => return parry_pair(pa, pose_a, pb, pose_b, margin, out),
     };
@@ -265,6 +255,48 @@ fn part_part(
         out.push(cp);
     }
     cp
+}
+
+/// [`box_face`] of part a's face against part b, with normals from b to a.
+fn face_of_a(
+    pa: &Part,
+    pose_a: &Pose,
+    pb: &Part,
+    pose_b: &Pose,
+    margin: f64,
+    out: &mut Vec<ContactPoint>,
+) -> Option<FaceContact> {
+    let start = out.len();
+    let face = box_face(pa, pose_a, pb, pose_b, margin, out)?;
+    // A whole contact's manifold is in `out` (a closest-only one appended nothing).
+    for p in &mut out[start..] {
+        p.normal = -p.normal;
+    }
+    Some(face.flipped())
+}
+
+/// Part a against part b from what [`box_face`] found (normals from b to a, appended to `out`
+/// from `start`): the whole contact, the general query's with the exact closest point, or the
+/// general query's.
+#[allow(clippy::too_many_arguments)]
+fn face_or_general(
+    face: Option<FaceContact>,
+    pa: &Part,
+    pose_a: &Pose,
+    pb: &Part,
+    pose_b: &Pose,
+    margin: f64,
+    start: usize,
+    out: &mut Vec<ContactPoint>,
+) -> ContactPoint {
+    match face {
+        Some(FaceContact::Whole(cp)) => cp,
+        Some(FaceContact::Closest(cp)) => {
+            parry_pair(pa, pose_a, pb, pose_b, margin, out);
+            exact_closest(cp, start, out)
+        }
+        None => parry_pair(pa, pose_a, pb, pose_b, margin, out),
+    }
 }
 
 /// The general query's points (appended to `out` from `start`, its closest first) with that

@@ -402,54 +402,109 @@ proptest! {
     /// points are within the margin, and the swapped query agrees.
     #[test]
     fn parts_above_a_box_face_against_dense_samples(seed in any::<u64>(), gap in 0.0f64..0.05, reach in 0.0f64..1.6) {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut part = random_shape(&mut rng);
-        while matches!(part, Shape::Box { .. } | Shape::Sphere { .. }) {
-            part = random_shape(&mut rng);
-        }
         let slab = Shape::Box { half_extents: DVec3::new(1.0, 0.8, 0.3) };
-        let (a, b) = (collider(part.clone()), collider(slab.clone()));
-        let q_box = DQuat::from_rotation_z(rng.random_range(0.0..6.3)) * DQuat::from_rotation_x(rng.random_range(-0.3..0.3));
-        let pb = Pose::new(DVec3::new(0.1, -0.2, 0.0), q_box);
-        let up = q_box * DVec3::Z;
-        let q_part = random_rotation(&mut rng);
-        // Put the part's lowest point `gap` above the top face, `reach` (in units of the face's
-        // half-width along x) out from the face's centre.
-        let probe = Pose::new(DVec3::ZERO, q_part);
-        let lowest = -a.support(&probe, -up);
-        let top = up.dot(pb.position) + 0.3;
-        let lateral = q_box * DVec3::new(reach * 1.0, 0.0, 0.0);
-        let pa = Pose::new(lateral + up * (top - lowest + gap), q_part);
-        let margin = 0.02;
-        let (sep, out) = query(&a, &pa, &b, &pb, margin);
-        let step = 0.02;
-        let xa: Vec<DVec3> = surface_samples(&part, step).into_iter().map(|p| pa.transform_point(p)).collect();
-        let xb: Vec<DVec3> = surface_samples(&slab, step).into_iter().map(|p| pb.transform_point(p)).collect();
-        let mut brute = f64::INFINITY;
-        for p in &xa {
-            for q in &xb {
-                brute = brute.min(p.distance_squared(*q));
-            }
-        }
-        let brute = brute.sqrt();
-        prop_assert!(brute >= sep - 1e-9, "{:?}: brute {} < returned {}", part, brute, sep);
-        prop_assert!(brute <= sep + 2.0 * step, "{:?}: brute {} ≫ returned {}", part, brute, sep);
-        // The part's lowest point (its lowest sample) over the face, clear of its edges: the
-        // distance is the gap and the normal the face's. (The part's origin `reach` out says
-        // nothing for a long or compound part, whose lowest point can hang past an edge.)
-        let lowest_sample = xa.iter().copied().min_by(|p, q| up.dot(*p).total_cmp(&up.dot(*q))).unwrap();
-        let local = q_box.inverse() * (lowest_sample - pb.position);
-        let over_face = local.x.abs() < 1.0 - 4.0 * step && local.y.abs() < 0.8 - 4.0 * step;
-        if reach < 0.3 && over_face {
-            // Over the middle of the face: the distance is the gap and the normal the face's.
-            prop_assert!((sep - gap).abs() < 1e-9, "{:?}: {} against the gap {}", part, sep, gap);
-            prop_assert!((out[0].normal - up).length() < 1e-9, "{:?}: normal {}", part, out[0].normal);
-        }
-        for p in &out {
-            prop_assert!(p.separation <= margin.max(sep) + 1e-12);
-        }
-        let (sep2, out2) = query(&b, &pb, &a, &pa, margin);
-        prop_assert!((sep2 - sep).abs() < 1e-7, "swapped {} vs {}", sep2, sep);
-        prop_assert!((out2[0].normal + out[0].normal).length() < 1e-3);
+        part_above_a_face(seed, gap, reach, slab, |p, m| p.x.abs() < 1.0 - m && p.y.abs() < 0.8 - m)?;
     }
+
+    /// The same above a cylinder's flat face (a coin on a coin) and over its rim.
+    #[test]
+    fn parts_above_a_cylinder_face_against_dense_samples(seed in any::<u64>(), gap in 0.0f64..0.05, reach in 0.0f64..1.6) {
+        let slab = Shape::Cylinder { radius: 1.0, half_height: 0.3 };
+        part_above_a_face(seed, gap, reach, slab, |p, m| p.x.hypot(p.y) < 1.0 - m)?;
+    }
+}
+
+/// A random convex part `gap` above the top face of `slab` (a box or a cylinder, its top at
+/// z = 0.3 in its frame), `reach` out from the face's centre along x; `inside(p, m)` tells
+/// points `p` of the slab's frame over the face and at least `m` from its edges.
+fn part_above_a_face(
+    seed: u64,
+    gap: f64,
+    reach: f64,
+    slab: Shape,
+    inside: impl Fn(DVec3, f64) -> bool,
+) -> Result<(), TestCaseError> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut part = random_shape(&mut rng);
+    while matches!(part, Shape::Box { .. } | Shape::Sphere { .. }) {
+        part = random_shape(&mut rng);
+    }
+    let (a, b) = (collider(part.clone()), collider(slab.clone()));
+    let q_box = DQuat::from_rotation_z(rng.random_range(0.0..6.3))
+        * DQuat::from_rotation_x(rng.random_range(-0.3..0.3));
+    let pb = Pose::new(DVec3::new(0.1, -0.2, 0.0), q_box);
+    let up = q_box * DVec3::Z;
+    let q_part = random_rotation(&mut rng);
+    // Put the part's lowest point `gap` above the top face, `reach` (in units of the face's
+    // half-width along x) out from the face's centre.
+    let probe = Pose::new(DVec3::ZERO, q_part);
+    let lowest = -a.support(&probe, -up);
+    let top = up.dot(pb.position) + 0.3;
+    let lateral = q_box * DVec3::new(reach * 1.0, 0.0, 0.0);
+    let pa = Pose::new(lateral + up * (top - lowest + gap), q_part);
+    let margin = 0.02;
+    let (sep, out) = query(&a, &pa, &b, &pb, margin);
+    let step = 0.02;
+    let xa: Vec<DVec3> = surface_samples(&part, step)
+        .into_iter()
+        .map(|p| pa.transform_point(p))
+        .collect();
+    let xb: Vec<DVec3> = surface_samples(&slab, step)
+        .into_iter()
+        .map(|p| pb.transform_point(p))
+        .collect();
+    let mut brute = f64::INFINITY;
+    for p in &xa {
+        for q in &xb {
+            brute = brute.min(p.distance_squared(*q));
+        }
+    }
+    let brute = brute.sqrt();
+    prop_assert!(
+        brute >= sep - 1e-9,
+        "{:?}: brute {} < returned {}",
+        part,
+        brute,
+        sep
+    );
+    prop_assert!(
+        brute <= sep + 2.0 * step,
+        "{:?}: brute {} ≫ returned {}",
+        part,
+        brute,
+        sep
+    );
+    // The part's lowest point (its lowest sample) over the face, clear of its edges: the
+    // distance is the gap and the normal the face's. (The part's origin `reach` out says
+    // nothing for a long or compound part, whose lowest point can hang past an edge.)
+    let lowest_sample = xa
+        .iter()
+        .copied()
+        .min_by(|p, q| up.dot(*p).total_cmp(&up.dot(*q)))
+        .unwrap();
+    let local = q_box.inverse() * (lowest_sample - pb.position);
+    let over_face = inside(local, 4.0 * step);
+    if reach < 0.3 && over_face {
+        // Over the middle of the face: the distance is the gap and the normal the face's.
+        prop_assert!(
+            (sep - gap).abs() < 1e-9,
+            "{:?}: {} against the gap {}",
+            part,
+            sep,
+            gap
+        );
+        prop_assert!(
+            (out[0].normal - up).length() < 1e-9,
+            "{:?}: normal {}",
+            part,
+            out[0].normal
+        );
+    }
+    for p in &out {
+        prop_assert!(p.separation <= margin.max(sep) + 1e-12);
+    }
+    let (sep2, out2) = query(&b, &pb, &a, &pa, margin);
+    prop_assert!((sep2 - sep).abs() < 1e-7, "swapped {} vs {}", sep2, sep);
+    prop_assert!((out2[0].normal + out[0].normal).length() < 1e-3);
+    Ok(())
 }
