@@ -28,9 +28,11 @@ pub struct Top {
 }
 
 /// One run: the tilt of the symmetry axis from the vertical (rad) and the centre of mass's
-/// height (m) every `sample` seconds, and when the axis first passed horizontal.
+/// height (m) every `sample` seconds with the spin about the vertical then (rad/s), and when the
+/// axis first passed horizontal.
 pub struct Run {
     pub samples: Vec<(f64, f64, f64)>,
+    pub spins: Vec<f64>,
     pub over: Option<f64>,
     pub final_spin: DVec3,
 }
@@ -93,6 +95,7 @@ impl Top {
         let steps = (duration / STEP).round() as usize;
         let mut run = Run {
             samples: Vec::new(),
+            spins: Vec::new(),
             over: None,
             final_spin: DVec3::ZERO,
         };
@@ -101,6 +104,7 @@ impl Top {
             let t = i as f64 * STEP;
             if i % every == 0 {
                 run.samples.push((t, tilt_of(&s), s.x.z));
+                run.spins.push(s.w.z);
             }
             if run.over.is_none() && (s.q * DVec3::Z).z < 0.0 {
                 run.over = Some(t);
