@@ -575,38 +575,43 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
     let mut frames = FramesWriter::create(&frames_path)?;
     frames.write_frame(&world)?;
     let frame_period = scene.world.frame_period;
-    let mut sim_error = None;
-    // Frame k ends at k * frame_period, computed by multiplication: summing the period would
-    // drift (ten steps of 0.02 s end at 0.19999999999999998) and leave a sliver of a frame at the
-    // end. The inner loop absorbs any such sliver inside the world, so that there is exactly one
-    // row per frame, at the frame's nominal time.
-    let mut k: u64 = 0;
-    'frames: while world.time() < duration {
-        k += 1;
-        let target = (k as f64 * frame_period).min(duration);
-        if target <= world.time() {
-            continue;
-        }
-        while world.time() < target {
-            let before = world.time();
-            if let Err(e) = world.step_frame(target) {
-                sim_error = Some(format!("simulation failed at t = {} s: {e}", world.time()));
-                break 'frames;
+    // The whole frame loop on one pool thread (`on_pool`), not handed over at every frame.
+    let looped = tumble::world::on_pool(|| -> Result<Option<String>, Failure> {
+        let mut sim_error = None;
+        // Frame k ends at k * frame_period, computed by multiplication: summing the period
+        // would drift (ten steps of 0.02 s end at 0.19999999999999998) and leave a sliver of a
+        // frame at the end. The inner loop absorbs any such sliver inside the world, so that
+        // there is exactly one row per frame, at the frame's nominal time.
+        let mut k: u64 = 0;
+        'frames: while world.time() < duration {
+            k += 1;
+            let target = (k as f64 * frame_period).min(duration);
+            if target <= world.time() {
+                continue;
             }
-            if world.time() <= before {
-                // A world that does not advance would loop forever; report it as a failure.
-                sim_error = Some(format!(
-                    "simulation failed: time did not advance past t = {before} s"
-                ));
-                break 'frames;
+            while world.time() < target {
+                let before = world.time();
+                if let Err(e) = world.step_frame(target) {
+                    sim_error = Some(format!("simulation failed at t = {} s: {e}", world.time()));
+                    break 'frames;
+                }
+                if world.time() <= before {
+                    // A world that does not advance would loop forever; report it as a failure.
+                    sim_error = Some(format!(
+                        "simulation failed: time did not advance past t = {before} s"
+                    ));
+                    break 'frames;
+                }
             }
+            frames.write_frame(&world)?;
+            if let Some(w) = events.as_mut() {
+                w.write_events(&mut world, &mut event_scratch)?;
+            }
+            progress.inc(1);
         }
-        frames.write_frame(&world)?;
-        if let Some(w) = events.as_mut() {
-            w.write_events(&mut world, &mut event_scratch)?;
-        }
-        progress.inc(1);
-    }
+        Ok(sim_error)
+    });
+    let sim_error = looped?;
     frames.finish()?;
     let event_rows = match events {
         Some(mut w) => {

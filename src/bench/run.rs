@@ -140,27 +140,35 @@ fn run_once(
     };
     let mut timeline = Timeline::new(csv.is_some(), frames);
     let start = Instant::now();
-    while world.time() < duration {
-        let before = world.time();
-        let stepped = world.step_frame(duration);
-        timeline.record(&world, start.elapsed().as_secs_f64());
-        let failure = match stepped {
-            Err(error) => Some(BenchError::Sim {
-                run: index,
-                time: world.time(),
-                error,
-            }),
-            Ok(()) if world.time() <= before => Some(BenchError::Stalled {
-                run: index,
-                time: before,
-            }),
-            Ok(()) => None,
-        };
-        if let Some(failure) = failure {
-            // The frames done are reported even so; the run's own failure comes first.
-            write_csv(&timeline).ok();
-            return Err(failure);
+    // The whole frame loop on one pool thread (`on_pool`).
+    let failure = crate::world::on_pool(|| {
+        while world.time() < duration {
+            let before = world.time();
+            let stepped = world.step_frame(duration);
+            timeline.record(&world, start.elapsed().as_secs_f64());
+            match stepped {
+                Err(error) => {
+                    return Some(BenchError::Sim {
+                        run: index,
+                        time: world.time(),
+                        error,
+                    })
+                }
+                Ok(()) if world.time() <= before => {
+                    return Some(BenchError::Stalled {
+                        run: index,
+                        time: before,
+                    })
+                }
+                Ok(()) => {}
+            }
         }
+        None
+    });
+    if let Some(failure) = failure {
+        // The frames done are reported even so; the run's own failure comes first.
+        write_csv(&timeline).ok();
+        return Err(failure);
     }
     let wall_time = start.elapsed().as_secs_f64();
     write_csv(&timeline)?;

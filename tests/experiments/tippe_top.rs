@@ -93,7 +93,11 @@ fn spin_at(top: &Body, friction: f64, tilt: f64) -> Flip {
         z.clamp(-1.0, 1.0).acos()
     };
     let mut flip = Flip {
-        frames: vec![(0.0, axis_tilt(&world), world.body_state(i).position.z - RADIUS)],
+        frames: vec![(
+            0.0,
+            axis_tilt(&world),
+            world.body_state(i).position.z - RADIUS,
+        )],
         spins: Vec::new(),
         over: None,
         touch: None,
@@ -160,7 +164,11 @@ fn summarize(over: f64, frames: &[(f64, f64, f64, f64, f64)], eps: f64) -> Summa
         over,
         touch: frames.iter().find(|f| f.3 <= eps).map(|f| f.0),
         lift,
-        least_tilt: last.iter().map(|f| f.1).fold(f64::INFINITY, f64::min).to_degrees(),
+        least_tilt: last
+            .iter()
+            .map(|f| f.1)
+            .fold(f64::INFINITY, f64::min)
+            .to_degrees(),
         mean_tilt: (last.iter().map(|f| f.1).sum::<f64>() / last.len() as f64).to_degrees(),
         least_gap: last.iter().map(|f| f.2).fold(f64::INFINITY, f64::min),
         spin: last.iter().map(|f| f.4).sum::<f64>() / last.len() as f64,
@@ -189,7 +197,13 @@ fn reference_summary(top: &Body, reference: &Top, run: &Run, eps: f64) -> Summar
         .zip(&run.spins)
         .map(|(&(t, tilt, com), &spin)| {
             let gap = com + ball.0 * tilt.cos() - ball.1;
-            (t, tilt, gap, com + stem.0 * tilt.cos() - top.stem_radius, spin)
+            (
+                t,
+                tilt,
+                gap,
+                com + stem.0 * tilt.cos() - top.stem_radius,
+                spin,
+            )
         })
         .collect();
     summarize(run.over.expect("the reference turns over"), &frames, eps)
@@ -267,8 +281,14 @@ fn tippe_top_turns_over_and_rises_onto_its_stem_as_the_reference_integration_doe
         }
         let (ta, tb) = (a.touch.unwrap(), b.touch.unwrap());
         let (la, lb) = (a.lift.unwrap(), b.lift.unwrap());
-        assert!((ta / tb - 1.0).abs() < 0.08, "stem touches at {ta} s against {tb} s");
-        assert!((la / lb - 1.0).abs() < 0.10, "ball lifts at {la} s against {lb} s");
+        assert!(
+            (ta / tb - 1.0).abs() < 0.08,
+            "stem touches at {ta} s against {tb} s"
+        );
+        assert!(
+            (la / lb - 1.0).abs() < 0.10,
+            "ball lifts at {la} s against {lb} s"
+        );
         assert!((a.mean_tilt - b.mean_tilt).abs() < 8.0);
         assert!((a.spin / b.spin - 1.0).abs() < 0.03);
         runs.push((mu, ours, theirs, a, b));
@@ -341,7 +361,12 @@ fn a_top_leaning_on_ball_and_stem_keeps_its_spin() {
     // Leaning: the ball stays on the table, the axis at the angle where both touch.
     assert!(a.least_gap < eps && b.least_gap < eps);
     assert!((a.mean_tilt - b.mean_tilt).abs() < 3.0);
-    assert!((a.spin / b.spin - 1.0).abs() < 0.05, "{} against {}", a.spin, b.spin);
+    assert!(
+        (a.spin / b.spin - 1.0).abs() < 0.05,
+        "{} against {}",
+        a.spin,
+        b.spin
+    );
 }
 
 /// Spun nearly upright (0.05 rad) at friction 0.3, static friction holds the ball's contact
@@ -372,7 +397,10 @@ fn spun_nearly_upright(top: &Body) -> (f64, f64, f64, f64) {
 fn a_top_spun_nearly_upright_rolls_without_turning_over() {
     let top = leaning();
     let (ours, theirs, spin, _) = spun_nearly_upright(&top);
-    assert!(theirs < 10.0 && ours < 10.0, "{ours}° (reference {theirs}°)");
+    assert!(
+        theirs < 10.0 && ours < 10.0,
+        "{ours}° (reference {theirs}°)"
+    );
     assert!((spin / top.spin - 1.0).abs() < 0.005);
 }
 
@@ -384,6 +412,9 @@ fn a_top_spun_nearly_upright_rolls_without_turning_over() {
 fn the_bundled_tippe_top_spun_nearly_upright_rolls_without_turning_over() {
     let top = bundled();
     let (ours, theirs, spin, _) = spun_nearly_upright(&top);
-    assert!(theirs < 10.0 && ours < 10.0, "{ours}° (reference {theirs}°)");
+    assert!(
+        theirs < 10.0 && ours < 10.0,
+        "{ours}° (reference {theirs}°)"
+    );
     assert!((spin / top.spin - 1.0).abs() < 0.005);
 }
