@@ -58,10 +58,10 @@
 mod ball_ball;
 mod ball_box;
 mod box_box;
-mod box_face;
 mod collider;
 mod contact;
 mod convex_convex;
+mod flat_face;
 mod part;
 mod part_tree;
 mod plane_convex;

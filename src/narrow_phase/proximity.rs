@@ -5,10 +5,10 @@
 use super::ball_ball::ball_ball;
 use super::ball_box::ball_box;
 use super::box_box::{box_box, WorldBox};
-use super::box_face::{box_face, FaceContact};
 use super::collider::{Collider, Pose};
 use super::contact::{reduce_manifold, ContactPoint, DUPLICATE, TIE};
 use super::convex_convex::parry_pair;
+use super::flat_face::{flat_face, FaceContact};
 use super::part::{Geom, Part};
 use super::plane_convex::plane_part;
 use glam::{DQuat, DVec3};
@@ -234,7 +234,7 @@ fn part_part(
         }
         (_, Geom::Box { .. }) => {
             let start = out.len();
-            let face = box_face(pb, pose_b, pa, pose_a, margin, out);
+            let face = flat_face(pb, pose_b, pa, pose_a, margin, out);
             return face_or_general(face, pa, pose_a, pb, pose_b, margin, start, out);
         }
         (Geom::Box { .. }, _) => {
@@ -245,7 +245,7 @@ fn part_part(
         (_, Geom::Cylinder { .. }) | (Geom::Cylinder { .. }, _) => {
             // A coin on a coin: over either one's flat face, else the general query.
             let start = out.len();
-            let face = box_face(pb, pose_b, pa, pose_a, margin, out)
+            let face = flat_face(pb, pose_b, pa, pose_a, margin, out)
                 .or_else(|| face_of_a(pa, pose_a, pb, pose_b, margin, out));
             return face_or_general(face, pa, pose_a, pb, pose_b, margin, start, out);
         }
@@ -257,7 +257,7 @@ fn part_part(
     cp
 }
 
-/// [`box_face`] of part a's face against part b, with normals from b to a.
+/// [`flat_face`] of part a's face against part b, with normals from b to a.
 fn face_of_a(
     pa: &Part,
     pose_a: &Pose,
@@ -267,7 +267,7 @@ fn face_of_a(
     out: &mut Vec<ContactPoint>,
 ) -> Option<FaceContact> {
     let start = out.len();
-    let face = box_face(pa, pose_a, pb, pose_b, margin, out)?;
+    let face = flat_face(pa, pose_a, pb, pose_b, margin, out)?;
     // A whole contact's manifold is in `out` (a closest-only one appended nothing).
     for p in &mut out[start..] {
         p.normal = -p.normal;
@@ -275,7 +275,7 @@ fn face_of_a(
     Some(face.flipped())
 }
 
-/// Part a against part b from what [`box_face`] found (normals from b to a, appended to `out`
+/// Part a against part b from what [`flat_face`] found (normals from b to a, appended to `out`
 /// from `start`): the whole contact, the general query's with the exact closest point, or the
 /// general query's.
 #[allow(clippy::too_many_arguments)]

@@ -23,7 +23,7 @@ use glam::{DMat3, DVec3};
 /// does, with normals from `flat` towards the part, and returns the closest; or, where the
 /// closest point is over the face but another point within `margin` is not, appends nothing and
 /// returns the exact closest point only.
-pub(super) fn box_face(
+pub(super) fn flat_face(
     flat: &Part,
     pose_flat: &Pose,
     other: &Part,
@@ -95,7 +95,7 @@ pub(super) fn box_face(
 }
 
 /// The part against the face chosen, `(gap, n, d)` of the plane `n·x = d`, whose points `over`
-/// tells (see [`box_face`]).
+/// tells (see [`flat_face`]).
 fn face_contact(
     (gap, n, d): (f64, DVec3, f64),
     over: impl Fn(DVec3) -> bool,
@@ -126,7 +126,7 @@ fn face_contact(
     Some(FaceContact::Whole(cp))
 }
 
-/// What [`box_face`] found: the whole contact (closest point and manifold), or the exact
+/// What [`flat_face`] found: the whole contact (closest point and manifold), or the exact
 /// closest point only.
 pub(super) enum FaceContact {
     Whole(ContactPoint),
