@@ -32,10 +32,12 @@ pub(super) fn flat_face(
     out: &mut Vec<ContactPoint>,
 ) -> Option<FaceContact> {
     let to_other = pose_other.orientation.inverse();
+    // The part's extents below both faces across the world direction `n`:
+    // (support along −n, support along n), the part's support in its own frame.
+    let extents = |n: DVec3| other.support_both(to_other * -n);
     // The gap between the part's lowest point along the face normal `n` and the plane n·x = d
-    // (a separating axis when positive).
-    let gap_to =
-        |n: DVec3, d: f64| -(other.support(to_other * -n) + (-n).dot(pose_other.position)) - d;
+    // (a separating axis when positive), from the part's support along −n.
+    let gap_to = |n: DVec3, d: f64, support: f64| -(support + (-n).dot(pose_other.position)) - d;
     match &flat.geom {
         Geom::Box {
             center,
@@ -46,10 +48,11 @@ pub(super) fn flat_face(
             let axes = DMat3::from_quat(pose_flat.orientation * *rotation);
             let mut best: Option<(f64, DVec3, f64, usize)> = None;
             for i in 0..3 {
-                for sign in [1.0, -1.0] {
+                let (below, above) = extents(axes.col(i));
+                for (sign, support) in [(1.0, below), (-1.0, above)] {
                     let n = axes.col(i) * sign;
                     let d = n.dot(c) + h[i];
-                    let gap = gap_to(n, d);
+                    let gap = gap_to(n, d, support);
                     if best.is_none_or(|b| gap > b.0) {
                         best = Some((gap, n, d, i));
                     }
@@ -74,7 +77,11 @@ pub(super) fn flat_face(
             let c = pose_flat.transform_point(*center);
             let a = pose_flat.orientation * *axis;
             let (top, bottom) = ((a, a.dot(c) + half_height), (-a, -a.dot(c) + half_height));
-            let (gap_top, gap_bottom) = (gap_to(top.0, top.1), gap_to(bottom.0, bottom.1));
+            let (below, above) = extents(a);
+            let (gap_top, gap_bottom) = (
+                gap_to(top.0, top.1, below),
+                gap_to(bottom.0, bottom.1, above),
+            );
             let (n, d) = if gap_top >= gap_bottom { top } else { bottom };
             // Over the face: the point's distance from the axis within the radius.
             let over = |p: DVec3| {

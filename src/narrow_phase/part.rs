@@ -358,6 +358,51 @@ impl Part {
         }
     }
 
+    /// `(support(u), support(−u))`, bit for bit, sharing the work: the part's extent both ways
+    /// along one axis (a face normal and its opposite, [`super::flat_face`]).
+    pub(super) fn support_both(&self, u: DVec3) -> (f64, f64) {
+        match &self.geom {
+            Geom::Ball { center, radius } => {
+                let (at, r) = (u.dot(*center), radius * u.length());
+                (at + r, -at + r)
+            }
+            Geom::Capsule { a, b, radius } => {
+                let (ua, ub, r) = (u.dot(*a), u.dot(*b), radius * u.length());
+                (ua.max(ub) + r, (-ua).max(-ub) + r)
+            }
+            Geom::Box {
+                center,
+                rotation,
+                half_extents,
+            } => {
+                let local = if *rotation == DQuat::IDENTITY {
+                    u
+                } else {
+                    rotation.inverse() * u
+                };
+                let (at, reach) = (u.dot(*center), local.abs().dot(*half_extents));
+                (at + reach, -at + reach)
+            }
+            Geom::Cylinder {
+                center,
+                axis,
+                radius,
+                half_height,
+            } => {
+                let along = u.dot(*axis);
+                let (at, rim) = (u.dot(*center), radius * (u - *axis * along).length());
+                let cap = along.abs() * half_height;
+                (at + cap + rim, -at + cap + rim)
+            }
+            Geom::Convex { vertices } => vertices
+                .iter()
+                .map(|v| u.dot(*v))
+                .fold((f64::NEG_INFINITY, f64::NEG_INFINITY), |(hi, lo), x| {
+                    (hi.max(x), lo.max(-x))
+                }),
+        }
+    }
+
     /// Exact world AABB of the part with its body at `pose`.
     pub(super) fn aabb(&self, pose: &Pose) -> (DVec3, DVec3) {
         match &self.geom {
@@ -476,4 +521,58 @@ pub fn box_corners(center: DVec3, rotation: DQuat, h: DVec3) -> [DVec3; 8] {
         *c = center + rotation * DVec3::new(sx, sy, sz);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::DQuat;
+
+    /// `support_both` is the two support queries bit for bit, for every kind of part placed
+    /// off the origin and turned, along random directions.
+    #[test]
+    fn support_both_is_both_supports_bit_for_bit() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(21);
+        let shapes = [
+            Shape::Sphere { radius: 0.3 },
+            Shape::Box {
+                half_extents: DVec3::new(0.1, 0.2, 0.3),
+            },
+            Shape::Capsule {
+                radius: 0.05,
+                half_length: 0.2,
+            },
+            Shape::Cylinder {
+                radius: 0.012,
+                half_height: 0.001,
+            },
+            Shape::Convex {
+                vertices: vec![
+                    DVec3::new(0.0, 0.0, 0.0),
+                    DVec3::new(0.3, 0.0, 0.1),
+                    DVec3::new(0.0, 0.2, 0.0),
+                    DVec3::new(0.1, 0.1, 0.4),
+                ],
+            },
+        ];
+        for shape in &shapes {
+            for _ in 0..500 {
+                let mut r = || rng.random_range(-1.0..1.0);
+                let place = Pose::new(
+                    DVec3::new(r(), r(), r()),
+                    DQuat::from_scaled_axis(DVec3::new(r(), r(), r()) * 3.0),
+                );
+                let part = Part::new(shape, place).unwrap();
+                let u = DVec3::new(r(), r(), r());
+                let both = part.support_both(u);
+                assert_eq!(both.0.to_bits(), part.support(u).to_bits(), "{shape:?} {u}");
+                assert_eq!(
+                    both.1.to_bits(),
+                    part.support(-u).to_bits(),
+                    "{shape:?} {u}"
+                );
+            }
+        }
+    }
 }
