@@ -21,7 +21,7 @@ const MAX_STEP_ANGLE: f64 = 0.02;
 
 /// For principal moments of which exactly two are equal to 1e-12 relative (an axisymmetric
 /// body): the body-frame symmetry axis, the equal (transverse) moment and the axial one.
-fn symmetric_axis(inertia: DVec3) -> Option<(DVec3, f64, f64)> {
+pub fn symmetric_axis(inertia: DVec3) -> Option<(DVec3, f64, f64)> {
     let tol = 1e-12 * inertia.max_element();
     let close = |x: f64, y: f64| (x - y).abs() <= tol;
     if close(inertia.x, inertia.y) {

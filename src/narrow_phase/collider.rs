@@ -211,12 +211,10 @@ impl Collider {
     /// For a body that is one cylinder or capsule centred on its axis through the origin, its
     /// profile along that axis (see [`crate::toi_bound::axial_extent`]); `None` otherwise.
     pub fn axial_profile(&self) -> Option<crate::toi_bound::AxialProfile> {
+        // A plane has no parts.
         let [part] = self.parts.as_slice() else {
             return None;
         };
-        if self.plane.is_some() {
-            return None;
-        }
         let axis = part.own_axis()?;
         if !part.symmetric_about(axis) {
             return None;

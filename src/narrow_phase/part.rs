@@ -331,17 +331,7 @@ impl Part {
                 center,
                 rotation,
                 half_extents,
-            } => {
-                // A box is mostly its body's own frame: skip the identity rotation (the same
-                // value, exactly: the rotation formula adds zeros), one quaternion rotation of
-                // the two per call in the bounds' and the contact step's support queries.
-                let local = if *rotation == DQuat::IDENTITY {
-                    u
-                } else {
-                    rotation.inverse() * u
-                };
-                u.dot(*center) + local.abs().dot(*half_extents)
-            }
+            } => u.dot(*center) + in_box_frame(rotation, u).abs().dot(*half_extents),
             Geom::Cylinder {
                 center,
                 axis,
@@ -375,12 +365,8 @@ impl Part {
                 rotation,
                 half_extents,
             } => {
-                let local = if *rotation == DQuat::IDENTITY {
-                    u
-                } else {
-                    rotation.inverse() * u
-                };
-                let (at, reach) = (u.dot(*center), local.abs().dot(*half_extents));
+                let reach = in_box_frame(rotation, u).abs().dot(*half_extents);
+                let at = u.dot(*center);
                 (at + reach, -at + reach)
             }
             Geom::Cylinder {
@@ -509,7 +495,18 @@ impl Part {
     }
 }
 
-/// The 8 corners of a box in the body frame, in a fixed order.
+/// Direction `u` (body frame) in the frame of a box part turned by `rotation`. A box is mostly
+/// its body's own frame: the identity rotation is skipped (the same value, exactly: the
+/// rotation formula adds zeros), one quaternion rotation of the two per call in the bounds' and
+/// the contact step's support queries.
+fn in_box_frame(rotation: &DQuat, u: DVec3) -> DVec3 {
+    if *rotation == DQuat::IDENTITY {
+        u
+    } else {
+        rotation.inverse() * u
+    }
+}
+
 /// The 8 corners of a box with half extents `h`, rotated by `rotation` about and placed at
 /// `center` (corner k takes +h on axis i when bit i of k is set).
 pub fn box_corners(center: DVec3, rotation: DQuat, h: DVec3) -> [DVec3; 8] {

@@ -103,15 +103,15 @@ pub(super) fn coherent_extent(
         return None;
     }
     let profile = body.collider.axial_profile()?;
-    let k = profile.axis.abs().max_position();
-    let inertia = body.inertia.to_array();
+    // A finite shape turn: the shape's axis is a principal one, the other two moments equal.
+    let (_, transverse, axial) = crate::ballistic::symmetric_axis(body.inertia)?;
     let flight = AxialFlight {
         axis: body.orientation * profile.axis,
         velocity: body.velocity,
         acceleration: body.acceleration(gravity),
         angular_velocity: body.angular_velocity,
         shape_turn: body.spin.shape_turn,
-        axial_ratio: inertia[k] / inertia[(k + 1) % 3],
+        axial_ratio: axial / transverse,
         rotation_radius: body.rotation_radius,
     };
     let d = if lower { -n } else { n };
@@ -377,22 +377,22 @@ impl AxisExtents {
     /// extents, the later of the two bounds' times.
     pub(super) fn time_to(&self, target: f64) -> f64 {
         let t = self.within_horizon(self.envelope().time_to_within(target, self.horizon));
-        match &self.coherent {
-            Some(c) if t.is_finite() => {
-                let tc = c.envelope().time_to_within(target, c.valid);
-                t.max(c.within(tc, self.step_left))
-            }
-            _ => t,
-        }
+        self.with_coherent(t, |e, valid| e.time_to_within(target, valid))
     }
 
-    /// [`EnvelopeBound::return_time`] within the horizon: ∞ if not before it.
+    /// [`EnvelopeBound::return_time`] within the horizon: ∞ if not before it; with coherent
+    /// extents, the later of the two bounds' times.
     pub(super) fn return_time(&self, gap: f64) -> f64 {
         let t = self.within_horizon(self.envelope().return_time(gap));
+        self.with_coherent(t, |e, _| e.return_time(gap))
+    }
+
+    /// The later of `t` (finite: the extents' own time) and the coherent extents' time,
+    /// `coherent(envelope, validity)`, taken within their validity; `t` without them.
+    fn with_coherent(&self, t: f64, coherent: impl Fn(&EnvelopeBound<'_>, f64) -> f64) -> f64 {
         match &self.coherent {
             Some(c) if t.is_finite() => {
-                let tc = c.envelope().return_time(gap);
-                t.max(c.within(tc, self.step_left))
+                t.max(c.within(coherent(&c.envelope(), c.valid), self.step_left))
             }
             _ => t,
         }
