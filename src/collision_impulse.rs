@@ -234,10 +234,12 @@ fn integrate_impulse(m: &DMat3, u0: DVec3, mu: f64, restitution: f64) -> (DVec3,
     // Direction to slide in when we start (or resume) from u_t = 0.
     let mut forced_dir: Option<DVec2> = None;
 
+    // One square root per evaluation: `ut * (1 / |ut|)` is glam's `normalize`, bit for bit.
     let slide_deriv = |u: DVec3, forced: Option<DVec2>| -> DVec3 {
         let ut = DVec2::new(u.x, u.y);
-        let dir = if ut.length() > tiny_ut {
-            ut.normalize()
+        let len = ut.length();
+        let dir = if len > tiny_ut {
+            ut * (1.0 / len)
         } else {
             forced.unwrap_or(DVec2::ZERO)
         };
@@ -248,7 +250,10 @@ fn integrate_impulse(m: &DMat3, u0: DVec3, mu: f64, restitution: f64) -> (DVec3,
         if p.z >= pz_end * (1.0 - 1e-14) {
             break;
         }
-        if mu > 0.0 && stick.is_none() && DVec2::new(u.x, u.y).length() <= tiny_ut {
+        // The slip at the step's start and its speed, used by every test below.
+        let ut0 = DVec2::new(u.x, u.y);
+        let ut0_len = ut0.length();
+        if mu > 0.0 && stick.is_none() && ut0_len <= tiny_ut {
             match sticking_direction(m) {
                 Some(s) if s.x * s.x + s.y * s.y <= mu * mu => stick = Some(s),
                 _ => forced_dir = Some(resume_direction(m, mu)),
@@ -281,11 +286,10 @@ fn integrate_impulse(m: &DMat3, u0: DVec3, mu: f64, restitution: f64) -> (DVec3,
                 let dp = (k1 + 2.0 * k2 + 2.0 * k3 + k4) * (h / 6.0);
                 (dp, u + *m * dp)
             };
-            let ut0 = DVec2::new(u.x, u.y);
             // If slip is about to stop (within two steps along the current direction), take the
             // linear path below instead of an RK4 step whose stages would straddle the stop.
-            let near_stop = mu > 0.0 && ut0.length() > tiny_ut && {
-                let dir0 = ut0.normalize();
+            let dir0 = ut0 * (1.0 / ut0_len);
+            let near_stop = mu > 0.0 && ut0_len > tiny_ut && {
                 let w = sliding_flow(m, dir0, mu);
                 let wt = DVec2::new(w.x, w.y);
                 ut0.dot(wt) < 0.0 && -(ut0.dot(wt)) / wt.length_squared() <= 2.0 * h
@@ -305,16 +309,13 @@ fn integrate_impulse(m: &DMat3, u0: DVec3, mu: f64, restitution: f64) -> (DVec3,
             // Slip stops inside this step: bisect for the stopping point.
             let stops = |un: DVec3| {
                 let utn = DVec2::new(un.x, un.y);
-                mu > 0.0
-                    && ut0.length() > tiny_ut
-                    && (utn.dot(ut0) <= 0.0 || utn.length() <= tiny_ut)
+                mu > 0.0 && ut0_len > tiny_ut && (utn.dot(ut0) <= 0.0 || utn.length() <= tiny_ut)
             };
             let compresses_past = |un: DVec3| !pz_end.is_finite() && un.z > 0.0;
             if stops(un) {
                 // Slip stops inside this step. Near the stop the direction of u_t turns fast and
                 // RK4's stages straddle it, so land on the stop along the step's initial sliding
                 // direction instead: there u is linear in p_z.
-                let dir0 = ut0.normalize();
                 let p_dir = DVec3::new(-mu * dir0.x, -mu * dir0.y, 1.0);
                 let w = *m * p_dir;
                 let wt = DVec2::new(w.x, w.y);
