@@ -207,6 +207,9 @@ fn resume_direction(m: &DMat3, mu: f64) -> DVec2 {
 /// Steps of the collision parameter per frictionless compression impulse.
 const STEPS: f64 = 32.0;
 
+/// The most a step near the origin of the slip plane may turn the slip direction (rad).
+const TURN: f64 = 0.1;
+
 /// The slip speed, relative to the initial relative velocity's, below which an approaching slip
 /// is landed on its stop along a straight line.
 const LAND: f64 = 1e-8;
@@ -308,9 +311,10 @@ fn integrate_in_steps(
             };
             // Near the origin of the slip plane the slip direction turns on the scale of the
             // slip itself (dφ/dp_z = w⊥/|u_t|), so unless the slip runs along a ray of the flow
-            // (w_t ∥ u_t, as after a resumption) a step may move u_t by at most half its length:
-            // a stop, or a near miss, is approached in geometrically shrinking steps whose
-            // stages never straddle the origin. Once the slip would stop within two steps along
+            // (w_t ∥ u_t, as after a resumption) a step may move u_t by at most half its length
+            // and turn it by at most `TURN`: a stop, or a near miss, is approached in
+            // geometrically shrinking steps whose stages never straddle the origin, and a slip
+            // that circles near the origin is followed as it turns. Once the slip would stop within two steps along
             // its direction, and runs along a ray (where the path is straight) or is below
             // `land`, the rest is the linear path below.
             let dir0 = ut0 * (1.0 / ut0_len);
@@ -323,13 +327,15 @@ fn integrate_in_steps(
                 (DVec2::ZERO, 0.0)
             };
             let wt_len = wt0.length();
-            let on_ray = ut0.perp_dot(wt0).abs() <= 1e-9 * ut0_len * wt_len;
+            // |u_t| times the rate at which the slip direction turns, |w⊥|.
+            let turning = ut0.perp_dot(wt0).abs() / ut0_len;
+            let on_ray = turning <= 1e-9 * wt_len;
             let near_stop = sliding
                 && approach < 0.0
                 && -approach / wt0.length_squared() <= 2.0 * h
                 && (on_ray || ut0_len <= land);
             if sliding && !near_stop && !on_ray {
-                h = h.min(0.5 * ut0_len / wt_len);
+                h = h.min(0.5 * ut0_len / wt_len).min(TURN * ut0_len / turning);
             }
             if near_stop {
                 h = h.max(2.0 * h).min(if pz_end.is_finite() {

@@ -144,7 +144,7 @@ fn coins_lose_energy_settle_and_lie_flat() {
     );
     // The collisions and slides take nearly all of the energy above lying flat; what is left
     // is in coins rolling on their rims, which keep it (no rolling resistance, below): 1.6 to
-    // 3.9 % over 14 perturbed copies of the scene.
+    // 3.8 % over 14 perturbed copies of the scene.
     assert!(left < 0.06, "{left} of the energy above lying flat is left");
     assert!(
         rec.world.max_penetration() < scene.world.collision_epsilon,
