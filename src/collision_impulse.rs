@@ -314,9 +314,10 @@ fn integrate_in_steps(
             // (w_t ∥ u_t, as after a resumption) a step may move u_t by at most half its length
             // and turn it by at most `TURN`: a stop, or a near miss, is approached in
             // geometrically shrinking steps whose stages never straddle the origin, and a slip
-            // that circles near the origin is followed as it turns. Once the slip would stop within two steps along
-            // its direction, and runs along a ray (where the path is straight) or is below
-            // `land`, the rest is the linear path below.
+            // that swings round close to the origin is followed as it turns (it cannot circle
+            // it: the rays of the flow are invariant). Once the slip would stop within two
+            // steps along its direction, and runs along a ray (where the path is straight) or
+            // is below `land`, the rest is the linear path below.
             let dir0 = ut0 * (1.0 / ut0_len);
             let sliding = mu > 0.0 && ut0_len > tiny_ut;
             let (wt0, approach) = if sliding {
