@@ -320,21 +320,22 @@ fn integrate_in_steps(
             // is below `land`, the rest is the linear path below.
             let dir0 = ut0 * (1.0 / ut0_len);
             let sliding = mu > 0.0 && ut0_len > tiny_ut;
-            let (wt0, approach) = if sliding {
-                let w = sliding_flow(m, dir0, mu);
-                let wt = DVec2::new(w.x, w.y);
-                (wt, ut0.dot(wt))
+            // The flow du/dp_z while sliding along `dir0` (eq. 9), its tangential part, and
+            // how far p_z would go before the slip stopped were u linear along it.
+            let w0 = if sliding {
+                sliding_flow(m, dir0, mu)
             } else {
-                (DVec2::ZERO, 0.0)
+                DVec3::ZERO
             };
+            let wt0 = DVec2::new(w0.x, w0.y);
+            let approach = ut0.dot(wt0);
+            let to_stop = -approach / wt0.length_squared();
             let wt_len = wt0.length();
             // |u_t| times the rate at which the slip direction turns, |w⊥|.
             let turning = ut0.perp_dot(wt0).abs() / ut0_len;
             let on_ray = turning <= 1e-9 * wt_len;
-            let near_stop = sliding
-                && approach < 0.0
-                && -approach / wt0.length_squared() <= 2.0 * h
-                && (on_ray || ut0_len <= land);
+            let near_stop =
+                sliding && approach < 0.0 && to_stop <= 2.0 * h && (on_ray || ut0_len <= land);
             if sliding && !near_stop && !on_ray {
                 h = h.min(0.5 * ut0_len / wt_len).min(TURN * ut0_len / turning);
             }
@@ -353,17 +354,16 @@ fn integrate_in_steps(
             // Slip stops inside this step: bisect for the stopping point.
             let stops = |un: DVec3| {
                 let utn = DVec2::new(un.x, un.y);
-                mu > 0.0 && ut0_len > tiny_ut && (utn.dot(ut0) <= 0.0 || utn.length() <= tiny_ut)
+                sliding && (utn.dot(ut0) <= 0.0 || utn.length() <= tiny_ut)
             };
             let compresses_past = |un: DVec3| !pz_end.is_finite() && un.z > 0.0;
             if stops(un) {
                 // Slip stops inside this step. Near the stop the direction of u_t turns fast and
                 // RK4's stages straddle it, so land on the stop along the step's initial sliding
-                // direction instead: there u is linear in p_z.
+                // direction instead: there u is linear in p_z, along `w0`.
                 let p_dir = DVec3::new(-mu * dir0.x, -mu * dir0.y, 1.0);
-                let w = *m * p_dir;
-                let wt = DVec2::new(w.x, w.y);
-                let raw = (-(ut0.dot(wt)) / wt.length_squared()).max(0.0);
+                let w = w0;
+                let raw = to_stop.max(0.0);
                 let mut h_stop = raw.min(h);
                 let mut stopped = raw <= h;
                 if !pz_end.is_finite() && w.z > 0.0 && u.z + w.z * h_stop > 0.0 {
