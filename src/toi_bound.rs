@@ -192,6 +192,13 @@ pub struct Extent {
     pub h2: f64,
 }
 
+impl Extent {
+    /// The bound's value at `t` (s from now): `h0 + h1 t + ½ h2 t²`.
+    pub fn at(&self, t: f64) -> f64 {
+        self.h0 + self.h1 * t + 0.5 * self.h2 * t * t
+    }
+}
+
 /// Separating-axis bound from per-vertex extents (polytopes): the gap along `n` is
 /// `min_i a_i(t) − max_j b_j(t)` over the vertices, so it is bounded below by the smallest of
 /// the quadratics `a_i − b_j`. Each vertex of a body spinning at constant `ω` moves along `n`

@@ -437,7 +437,7 @@ density = 1190.0
             let t = t_end * k as f64 / 200.0;
             let mut flown = body.clone();
             flown.advance_to(start + t, gravity);
-            let bound = e.h0 + e.h1 * t + 0.5 * e.h2 * t * t;
+            let bound = e.at(t);
             if lower {
                 let low = -flown.collider.support(&flown.pose(), -n);
                 assert!(
@@ -525,9 +525,8 @@ fn axial_extents_hold_over_their_validity() {
             };
             assert!(valid <= horizon);
             checked += 1;
-            let at = |e: &crate::toi_bound::Extent, t: f64| e.h0 + e.h1 * t + 0.5 * e.h2 * t * t;
             let side = if lower { -1.0 } else { 1.0 };
-            if side * at(&e, valid) < side * at(&out[0], valid) {
+            if side * e.at(valid) < side * out[0].at(valid) {
                 tighter += 1;
             }
             let start = body.time;
@@ -535,7 +534,7 @@ fn axial_extents_hold_over_their_validity() {
                 let t = valid * k as f64 / 200.0;
                 let mut flown = body.clone();
                 flown.advance_to(start + t, gravity);
-                let bound = at(&e, t);
+                let bound = e.at(t);
                 let slack = 1e-12 + 1e-9 * (bound - e.h0).abs();
                 if lower {
                     let low = -flown.collider.support(&flown.pose(), -n);
