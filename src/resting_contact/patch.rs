@@ -44,6 +44,63 @@ pub(super) struct Row {
     pub(super) impulse: f64,
     /// The point in the frame of the body it is tracked on (for warm starting).
     pub(super) local: DVec3,
+    /// Its offset from its patch's centroid across the normal (m), and that offset's square
+    /// length: where its load puts the patch's centre of pressure ([`Load`]).
+    pub(super) spread: DVec3,
+    pub(super) spread_sq: f64,
+}
+
+/// The normal impulses of a patch's rows as its friction sees them: their total, and their
+/// first and second moments of the points' offsets from the centroid across the normal
+/// (Σ p, Σ p·s, Σ p·|s|²). The friction acts at the centre of pressure, where the moment of a
+/// sliding pressure distribution's friction vanishes, and resists a twist by the loads' spread
+/// about it.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Load {
+    pub(super) total: f64,
+    first: DVec3,
+    second: f64,
+}
+
+impl Load {
+    /// Adds normal impulse `p` of `row`.
+    #[inline(always)]
+    pub(super) fn add(&mut self, p: f64, row: &Row) {
+        self.add_point(p, row.spread, row.spread_sq);
+    }
+
+    /// Adds normal impulse `p` at offset `spread` from the centroid, whose square length is
+    /// `spread_sq`.
+    #[inline(always)]
+    pub(super) fn add_point(&mut self, p: f64, spread: DVec3, spread_sq: f64) {
+        self.total += p;
+        self.first += spread * p;
+        self.second += p * spread_sq;
+    }
+
+    /// The centre of pressure's offset from the centroid (zero without a load).
+    #[inline(always)]
+    pub(super) fn centre(&self) -> DVec3 {
+        if self.total > 0.0 {
+            self.first / self.total
+        } else {
+            DVec3::ZERO
+        }
+    }
+
+    /// The loads' twisting lever about the centre of pressure, times their total: Σ p·ρ with
+    /// ρ the root mean square distance from it (the mean distance for a face on its corners,
+    /// 0 for a single loaded point).
+    #[inline(always)]
+    pub(super) fn twist_moment(&self) -> f64 {
+        self.twist_moment_sq().sqrt()
+    }
+
+    /// The square of [`Self::twist_moment`].
+    #[inline(always)]
+    pub(super) fn twist_moment_sq(&self) -> f64 {
+        (self.total * self.second - self.first.length_squared()).max(0.0)
+    }
 }
 
 /// The contact points of one pair in one step, with their friction as one patch: a tangential
@@ -140,14 +197,29 @@ impl Patch {
         p: DVec3,
         twist: f64,
     ) {
+        self.apply_at(va, vb, [a_moves, b_moves], (self.ra, self.rb), p, twist);
+    }
+
+    /// [`Self::apply_to`] with the tangential impulse at `ra`, `rb` from the centres of mass
+    /// instead of the centroid (the centre of pressure; see [`Load`]).
+    #[inline(always)]
+    pub(super) fn apply_at(
+        &self,
+        va: &mut Vel,
+        vb: &mut Vel,
+        [a_moves, b_moves]: [bool; 2],
+        (ra, rb): (DVec3, DVec3),
+        p: DVec3,
+        twist: f64,
+    ) {
         let l = self.normal * twist;
         if a_moves {
             va.v += p * self.inv_mass_a;
-            va.w += self.inv_inertia_a * (self.ra.cross(p) + l);
+            va.w += self.inv_inertia_a * (ra.cross(p) + l);
         }
         if b_moves {
             vb.v += -(p * self.inv_mass_b);
-            vb.w += -(self.inv_inertia_b * (self.rb.cross(p) + l));
+            vb.w += -(self.inv_inertia_b * (rb.cross(p) + l));
         }
     }
 }
@@ -220,6 +292,8 @@ impl Solver {
                 ang_b,
                 impulse: 0.0,
                 local: bodies[t].orientation.inverse() * (c.position - bodies[t].position),
+                spread: DVec3::ZERO,
+                spread_sq: 0.0,
             });
             centroid += c.position;
             normal += c.normal;
@@ -231,12 +305,14 @@ impl Solver {
         }
         let centroid = centroid / count as f64;
         let normal = normal.normalize_or(points[0].normal);
+        for r in &mut self.rows[first..] {
+            let d = r.ra + ba.position - centroid;
+            r.spread = d - d.dot(normal) * normal;
+            r.spread_sq = r.spread.length_squared();
+        }
         let radius = self.rows[first..]
             .iter()
-            .map(|r| {
-                let d = r.ra + ba.position - centroid;
-                (d - d.dot(normal) * normal).length()
-            })
+            .map(|r| r.spread_sq.sqrt())
             .sum::<f64>()
             / count as f64;
         // A ball or capsule rolling on a body that takes no impulse (a floor, a kinematic

@@ -10,6 +10,7 @@
 //! projected Gauss–Seidel over the same rows and friction patches (its own accumulators, no
 //! accelerations) finds the push-out velocities, from the step's earlier push-outs.
 
+use super::patch::Load;
 use super::slots::{Vel, STILL};
 use super::sweep::{friction_rows, RowOrder};
 use super::{RestingContact, Solver, StepSettings};
@@ -64,7 +65,7 @@ impl Solver {
                 let (a_moves, b_moves) = (sa & STILL == 0, sb & STILL == 0);
                 let mut va = if a_moves { pushes[sa as usize] } else { still };
                 let mut vb = if b_moves { pushes[sb as usize] } else { still };
-                let mut total = 0.0;
+                let mut load = Load::default();
                 for k in 0..patch.count {
                     let i = patch.first + order.index(k, patch.count);
                     let row = &self.rows[i];
@@ -72,7 +73,7 @@ impl Solver {
                     let un = n.dot(va.v + va.w.cross(row.ra) - vb.v - vb.w.cross(row.rb));
                     let p = (impulses[i] + (row.push - un) * row.inv_k_nn).max(0.0);
                     let dp = p - impulses[i];
-                    total += p;
+                    load.add(p, row);
                     if dp == 0.0 {
                         continue;
                     }
@@ -80,7 +81,7 @@ impl Solver {
                     row.apply_to(&mut va, &mut vb, a_moves, b_moves, dp);
                     impulses[i] = p;
                 }
-                if patch.friction > 0.0 && total > 0.0 {
+                if patch.friction > 0.0 && load.total > 0.0 {
                     // The push-out sticks within the friction cone of its own normal impulses:
                     // without it a push at a corner turns a body in a stack, and the stack
                     // walks sideways (the top of twelve cubes moved 0.17 mm while settling).
@@ -91,9 +92,8 @@ impl Solver {
                     patch.drift = DVec3::ZERO;
                     let moves = [a_moves, b_moves];
                     let (k_tt_inv, twist_inv) = (patch.k_tt_inv, patch.twist_inv);
-                    let r = friction_rows(
-                        patch, &mut va, &mut vb, moves, total, k_tt_inv, twist_inv, h,
-                    );
+                    let r =
+                        friction_rows(patch, &mut va, &mut vb, moves, load, k_tt_inv, twist_inv, h);
                     residual = residual.max(r.sqrt());
                     friction[j] = (patch.tangential, patch.twist);
                     (patch.tangential, patch.twist, patch.drift) = kept;

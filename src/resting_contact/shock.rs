@@ -2,6 +2,7 @@
 //! up from the bodies that do not move, and [`sweep_one_sided`] sweeps a level's patches with
 //! only that level's bodies taking impulses, after the Gauss–Seidel sweeps.
 
+use super::patch::Load;
 use super::patch::{tangent_inverse, Patch, Row};
 use super::slots::{read, Slots, Vel, STILL};
 use super::split::Part;
@@ -28,7 +29,7 @@ fn solve_patch_one_sided(
     let (mut va, mut vb) = (read(sa, slots, still), read(sb, slots, still));
     let &(free, k_tt_inv, twist_inv) = one_sided;
     let [a_free, b_free] = free;
-    let mut total = 0.0;
+    let mut load = Load::default();
     let first = patch.first - row_base;
     for k in 0..patch.count {
         let row = &mut rows[first + order.index(k, patch.count)];
@@ -40,14 +41,14 @@ fn solve_patch_one_sided(
             [false, true] => row.inv_k_b,
             [false, false] => 0.0,
         };
-        total += row.impulse;
         if inv_k == 0.0 {
+            load.add(row.impulse, row);
             continue;
         }
         let un = n.dot(va.v + va.w.cross(row.ra) - vb.v - vb.w.cross(row.rb)) + row.drift;
         let pn = (row.impulse + (row.bias - un) * inv_k).max(0.0);
         let dp = pn - row.impulse;
-        total += dp;
+        load.add(pn, row);
         if dp != 0.0 {
             row.apply_to(&mut va, &mut vb, a_free, b_free, dp);
             row.impulse = pn;
@@ -55,7 +56,7 @@ fn solve_patch_one_sided(
     }
     if patch.friction > 0.0 {
         friction_rows(
-            patch, &mut va, &mut vb, free, total, k_tt_inv, twist_inv, 0.0,
+            patch, &mut va, &mut vb, free, load, k_tt_inv, twist_inv, 0.0,
         );
     }
     if a_free {

@@ -5,7 +5,7 @@
 //! step's tree of parts, each level's nodes at once.
 
 use super::crew::{with_crew, Crew};
-use super::patch::Patch;
+use super::patch::{Load, Patch};
 use super::shock::sweep_one_sided;
 use super::slots::{read, Slots, Vel, STILL};
 use super::split::{Part, Shared, Tree};
@@ -109,7 +109,7 @@ fn sweep_patches(part: &mut Part<'_, impl Slots>, still: &[Vel], h: f64, order: 
         let (a_moves, b_moves) = (sa & STILL == 0, sb & STILL == 0);
         // Normal rows (eq. 8 with the clamp of eq. 3: the accumulated normal impulse never
         // pulls).
-        let mut total = 0.0;
+        let mut load = Load::default();
         let first = patch.first - row_base;
         for k in 0..patch.count {
             let row = &mut rows[first + order.index(k, patch.count)];
@@ -117,7 +117,7 @@ fn sweep_patches(part: &mut Part<'_, impl Slots>, still: &[Vel], h: f64, order: 
             let un = n.dot(va.v + va.w.cross(row.ra) - vb.v - vb.w.cross(row.rb)) + row.drift;
             let pn = (row.impulse + (row.bias - un) * row.inv_k_nn).max(0.0);
             let dp = pn - row.impulse;
-            total += pn;
+            load.add(pn, row);
             if dp == 0.0 {
                 continue;
             }
@@ -129,9 +129,7 @@ fn sweep_patches(part: &mut Part<'_, impl Slots>, still: &[Vel], h: f64, order: 
         if patch.friction > 0.0 {
             let (k_tt_inv, twist_inv) = (patch.k_tt_inv, patch.twist_inv);
             let moves = [a_moves, b_moves];
-            let r = friction_rows(
-                patch, &mut va, &mut vb, moves, total, k_tt_inv, twist_inv, h,
-            );
+            let r = friction_rows(patch, &mut va, &mut vb, moves, load, k_tt_inv, twist_inv, h);
             residual_sq = residual_sq.max(r);
         }
         if a_moves {
@@ -145,10 +143,12 @@ fn sweep_patches(part: &mut Part<'_, impl Slots>, still: &[Vel], h: f64, order: 
     residual_sq.sqrt()
 }
 
-/// The friction rows of one patch, after its normal rows summed to `total`: the tangential
-/// impulse at the centroid inside the Coulomb disk `μ·total` (eq. 5–6), then the twisting
-/// impulse about the normal inside `μ·ρ·total`, each applied to the bodies that `moves`, with
-/// the tangent-plane inverse `k_tt_inv` and twisting inverse `twist_inv` of those bodies.
+/// The friction rows of one patch, after its normal rows' impulses made `load`: the tangential
+/// impulse at the centre of pressure inside the Coulomb disk `μ·Σp` (eq. 5–6), then the
+/// twisting impulse about the normal inside μ times the loads' twisting moment about it, each
+/// applied to the bodies that `moves`, with the tangent-plane inverse `k_tt_inv` and twisting
+/// inverse `twist_inv` of those bodies (taken at the centroid: they set the step towards the
+/// solution, not the solution).
 /// Returns the square of the largest change of a predicted end position over a step of `h`
 /// (squared: no square root for a residual that is only compared).
 #[inline(always)]
@@ -158,7 +158,7 @@ pub(super) fn friction_rows(
     va: &mut Vel,
     vb: &mut Vel,
     moves: [bool; 2],
-    total: f64,
+    load: Load,
     k_tt_inv: DMat3,
     twist_inv: f64,
     h: f64,
@@ -166,7 +166,13 @@ pub(super) fn friction_rows(
     let [a_moves, b_moves] = moves;
     let mut residual_sq: f64 = 0.0;
     let n = patch.normal;
-    let u = va.v + va.w.cross(patch.ra) - vb.v - vb.w.cross(patch.rb) + patch.drift;
+    let total = load.total;
+    // The centre of pressure: a curved body modelled as a hull touches on its lowest vertex
+    // while its neighbours within the margin carry nothing, and friction at their centroid
+    // would resist its spin about that vertex as a slip.
+    let centre = load.centre();
+    let at = (patch.ra + centre, patch.rb + centre);
+    let u = va.v + va.w.cross(at.0) - vb.v - vb.w.cross(at.1) + patch.drift;
     let ut = u - u.dot(n) * n;
     let mut pt = patch.tangential - k_tt_inv * ut;
     pt -= pt.dot(n) * n;
@@ -180,13 +186,20 @@ pub(super) fn friction_rows(
     let dpt = pt - patch.tangential;
     if dpt != DVec3::ZERO {
         residual_sq = residual_sq.max((patch.k * dpt).length_squared() * (h * h));
-        patch.apply_to(va, vb, a_moves, b_moves, dpt, 0.0);
+        patch.apply_at(va, vb, moves, at, dpt, 0.0);
         patch.tangential = pt;
     }
     if twist_inv > 0.0 {
         let spin = n.dot(va.w - vb.w);
-        let limit = patch.friction * patch.radius * total;
-        let tw = (patch.twist - twist_inv * spin).clamp(-limit, limit);
+        // Inside μ·M, M the loads' twisting moment; compared squared, so the square root is
+        // only taken for a twist that slips.
+        let tw = patch.twist - twist_inv * spin;
+        let limit_sq = patch.friction * patch.friction * load.twist_moment_sq();
+        let tw = if tw * tw > limit_sq {
+            limit_sq.sqrt().copysign(tw)
+        } else {
+            tw
+        };
         let dtw = tw - patch.twist;
         if dtw != 0.0 {
             let r = dtw / twist_inv * patch.radius * h;

@@ -3,6 +3,7 @@
 //! ([`Solver::find_previous`], [`Solver::warm_start`]), so a resting pile needs only the change
 //! since the last step, not to rebuild its whole weight chain from zero.
 
+use super::patch::Load;
 use super::slots::{read, STILL};
 use super::Solver;
 use crate::body::Body;
@@ -128,7 +129,7 @@ impl Solver {
                 read(sb, &self.moving, &self.still),
             );
             let (a_moves, b_moves) = (sa & STILL == 0, sb & STILL == 0);
-            let mut total = 0.0;
+            let mut load = Load::default();
             let earlier = match patch.previous_rows {
                 u32::MAX => &[][..],
                 start => &self.previous[start as usize..],
@@ -150,7 +151,7 @@ impl Solver {
                     continue;
                 }
                 row.impulse = pn;
-                total += pn;
+                load.add(pn, row);
                 row.apply_to(&mut va, &mut vb, a_moves, b_moves, pn);
             }
             // `u32::MAX`: the pair had no patch last step (said outright, as for the rows, not
@@ -162,11 +163,11 @@ impl Solver {
             if let Some(old) = old {
                 let n = patch.normal;
                 let mut pt = (old.tangential - old.tangential.dot(n) * n) * scale;
-                let limit = patch.friction * total;
+                let limit = patch.friction * load.total;
                 if pt.length() > limit {
                     pt *= limit / pt.length();
                 }
-                let tw_limit = patch.friction * patch.radius * total;
+                let tw_limit = patch.friction * load.twist_moment();
                 let tw = if patch.twist_inv > 0.0 {
                     (old.twist * scale).clamp(-tw_limit, tw_limit)
                 } else {
@@ -174,7 +175,10 @@ impl Solver {
                 };
                 patch.tangential = pt;
                 patch.twist = tw;
-                patch.apply_to(&mut va, &mut vb, a_moves, b_moves, pt, tw);
+                // At the centre of the warm loads' pressure, as the sweeps apply it.
+                let centre = load.centre();
+                let at = (patch.ra + centre, patch.rb + centre);
+                patch.apply_at(&mut va, &mut vb, [a_moves, b_moves], at, pt, tw);
             }
             if a_moves {
                 self.moving[sa as usize] = va;
