@@ -28,9 +28,9 @@
 //! impulses (Bender & Schmitt's iteration "until d_n(t₀+h) is zero within a tolerance"), which
 //! resolves the dependencies inside a pile: a normal row per point, and per pair one friction
 //! patch (one per ball or capsule part where a compound touches at several) — the tangential
-//! impulse at the points' centroid inside the disk `μ·Σp_n`, and a
-//! twisting impulse about the normal — rather than a friction disk per point (see `Patch`
-//! for why).
+//! impulse at the points' centre of pressure inside the disk `μ·Σp_n`, and a twisting impulse
+//! about the normal inside μ times the loads' spread about that centre — rather than a friction
+//! disk per point (see `Patch` for why).
 //!
 //! ## Why this stays exact
 //! The prediction is only a way to choose impulses. Every pair stays in the event heap with its

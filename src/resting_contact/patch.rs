@@ -104,15 +104,17 @@ impl Load {
 }
 
 /// The contact points of one pair in one step, with their friction as one patch: a tangential
-/// impulse at the points' centroid bounded by `μ·Σp_n`, and a twisting impulse about the normal
-/// bounded by `μ·ρ·Σp_n` with ρ the points' mean distance from the centroid.
+/// impulse at the points' centre of pressure bounded by `μ·Σp_n`, and a twisting impulse about
+/// the normal bounded by `μ·Σp_n·ρ` with ρ the loads' RMS distance from that centre ([`Load`]).
 ///
 /// Friction per point (each point's own Coulomb disk) is the literal reading of eq. 6, but a
 /// face resting on four corners is statically indeterminate: Gauss–Seidel settles on one of
 /// many normal load sets, generally lopsided, and per-point friction proportional to lopsided
-/// loads twists a sliding block about the normal and makes it slide too fast. The resultant of
-/// a pressure distribution acts at its centre whatever the distribution, which is what the patch
-/// applies.
+/// loads twists a sliding block about the normal and makes it slide too fast. The friction of
+/// a sliding pressure distribution has its resultant at the centre of pressure whatever the
+/// distribution, which is what the patch applies; on a face the indeterminate part of the
+/// loads moves neither that centre nor ρ. The centroid below is where the patch's effective
+/// masses are taken.
 #[derive(Clone, Copy)]
 pub(super) struct Patch {
     pub(super) a: usize,
@@ -136,12 +138,13 @@ pub(super) struct Patch {
     pub(super) k_tt_inv: DMat3,
     /// Inverse of `n·(I_a⁻¹ + I_b⁻¹)·n`: the twisting row's effective inertia (0: no twist).
     pub(super) twist_inv: f64,
-    /// Mean distance of the points from the centroid (m): the twisting lever.
+    /// Mean distance of the points from the centroid (m): the scale of the twisting row's
+    /// residual (its limit comes from the loads, [`Load::twist_moment`]).
     pub(super) radius: f64,
     /// Its normal rows: `rows[first..first + count]`.
     pub(super) first: usize,
     pub(super) count: usize,
-    /// Accumulated tangential impulse on a at the centroid.
+    /// Accumulated tangential impulse on a (at the centre of pressure).
     pub(super) tangential: DVec3,
     /// Accumulated twisting impulse on a about the normal (N·m·s).
     pub(super) twist: f64,
