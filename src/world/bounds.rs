@@ -217,7 +217,7 @@ impl World {
         } else {
             // Already touching (rounding) or overlapping and not approaching: a small step
             // that still guarantees progress.
-            gap - eps * BAND_STEP / 4.0
+            gap - eps * ZENO_GAP
         }
     }
 

@@ -223,7 +223,7 @@ fn constrained_stack_holds_without_penetration() {
 }
 
 #[test]
-#[ignore = "microcollision mode: a stack ratchets into itself (up to 9 mm) when the event order \
+#[ignore = "microcollision mode: a stack ratchets into itself (up to 2.2 mm) when the event order \
             goes the wrong way, the mode's known defect (README, Limitations); the constraint \
             mode above holds"]
 fn microcollision_stack_holds_without_penetration() {
