@@ -208,7 +208,9 @@ impl World {
     /// such steps can push a pair into overlap. Within `ZENO_GAP`·ε_c of contact the target is
     /// that much closer instead (an overlap of at most 1 µm at ε_c = 1 mm): halving the gap
     /// there is Zeno's sequence, while a fixed step takes at least sqrt(2·ZENO_GAP·ε_c/g)
-    /// (0.45 ms). See `docs/design.md`, The contact band.
+    /// (0.45 ms). An overlapping pair steps by the same amount, so the target is continuous
+    /// across contact (a larger step let microcollision-held piles ratchet down by it at every
+    /// hop). See `docs/design.md`, The contact band.
     pub(super) fn band_target(gap: f64, eps: f64) -> f64 {
         if gap > eps * ZENO_GAP {
             (gap - eps * BAND_STEP).max(0.5 * gap)
