@@ -188,23 +188,17 @@ impl Row {
 }
 
 impl Patch {
-    /// Applies tangential impulse `p` at the centroid and twisting impulse `twist` about the
-    /// normal (on a; the opposite on b) to the velocities `va`, `vb` of a and b (each only if it
-    /// moves).
-    pub(super) fn apply_to(
-        &self,
-        va: &mut Vel,
-        vb: &mut Vel,
-        a_moves: bool,
-        b_moves: bool,
-        p: DVec3,
-        twist: f64,
-    ) {
-        self.apply_at(va, vb, [a_moves, b_moves], (self.ra, self.rb), p, twist);
+    /// Where the friction of `load` acts: its centre of pressure, from a's and from b's centre
+    /// of mass.
+    #[inline(always)]
+    pub(super) fn pressure_point(&self, load: &Load) -> (DVec3, DVec3) {
+        let centre = load.centre();
+        (self.ra + centre, self.rb + centre)
     }
 
-    /// [`Self::apply_to`] with the tangential impulse at `ra`, `rb` from the centres of mass
-    /// instead of the centroid (the centre of pressure; see [`Load`]).
+    /// Applies tangential impulse `p` at `ra`, `rb` from the centres of mass (the centre of
+    /// pressure, [`Self::pressure_point`]) and twisting impulse `twist` about the normal (on a;
+    /// the opposite on b) to the velocities `va`, `vb` of a and b (each only if it moves).
     #[inline(always)]
     pub(super) fn apply_at(
         &self,

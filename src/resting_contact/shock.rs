@@ -2,8 +2,7 @@
 //! up from the bodies that do not move, and [`sweep_one_sided`] sweeps a level's patches with
 //! only that level's bodies taking impulses, after the Gauss–Seidel sweeps.
 
-use super::patch::Load;
-use super::patch::{tangent_inverse, Patch, Row};
+use super::patch::{tangent_inverse, Load, Patch, Row};
 use super::slots::{read, Slots, Vel, STILL};
 use super::split::Part;
 use super::sweep::{friction_rows, RowOrder};

@@ -163,15 +163,13 @@ pub(super) fn friction_rows(
     twist_inv: f64,
     h: f64,
 ) -> f64 {
-    let [a_moves, b_moves] = moves;
     let mut residual_sq: f64 = 0.0;
     let n = patch.normal;
     let total = load.total;
     // The centre of pressure: a curved body modelled as a hull touches on its lowest vertex
     // while its neighbours within the margin carry nothing, and friction at their centroid
     // would resist its spin about that vertex as a slip.
-    let centre = load.centre();
-    let at = (patch.ra + centre, patch.rb + centre);
+    let at = patch.pressure_point(&load);
     let u = va.v + va.w.cross(at.0) - vb.v - vb.w.cross(at.1) + patch.drift;
     let ut = u - u.dot(n) * n;
     let mut pt = patch.tangential - k_tt_inv * ut;
@@ -204,7 +202,7 @@ pub(super) fn friction_rows(
         if dtw != 0.0 {
             let r = dtw / twist_inv * patch.radius * h;
             residual_sq = residual_sq.max(r * r);
-            patch.apply_to(va, vb, a_moves, b_moves, DVec3::ZERO, dtw);
+            patch.apply_at(va, vb, moves, (patch.ra, patch.rb), DVec3::ZERO, dtw);
             patch.twist = tw;
         }
     }

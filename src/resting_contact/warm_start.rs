@@ -176,8 +176,7 @@ impl Solver {
                 patch.tangential = pt;
                 patch.twist = tw;
                 // At the centre of the warm loads' pressure, as the sweeps apply it.
-                let centre = load.centre();
-                let at = (patch.ra + centre, patch.rb + centre);
+                let at = patch.pressure_point(&load);
                 patch.apply_at(&mut va, &mut vb, [a_moves, b_moves], at, pt, tw);
             }
             if a_moves {
