@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Bit-for-bit output comparison between two tumble binaries: runs each bundled scene in both
-# resting modes on 1 and 2 threads and compares frames.csv byte for byte and summary.json with its
-# wall-clock fields removed. Used to show that a change meant to move code, not physics, left every
-# result as it was.
+# Bit-for-bit output comparison between two tumble binaries. Every bundled scene runs on 1 and 2
+# threads with --events (the larger ones for their first fraction of a second), and five of them
+# also in both resting modes; frames.csv and events.csv are compared byte for byte and
+# summary.json with its wall-clock fields removed. Used to show that a change meant to move code,
+# not physics, left every result as it was.
 #
 #   benches/compare_outputs.sh BASE_BINARY NEW_BINARY [WORK_DIR]
+#
+# QUICK=1 runs only the five scenes in both modes.
 #
 # Exit 0 when every run matches, 1 otherwise (each difference is named).
 set -euo pipefail
@@ -40,6 +43,44 @@ PY
 }
 
 fail=0
+
+# Runs one case with both binaries (the base's output is kept in WORK_DIR and reused) and compares.
+compare() {
+  local tag=$1 scene=$2
+  shift 2
+  [ -f "$work/base/$tag/summary.json" ] || "$base" run "$scene" --out "$work/base/$tag" "$@" >/dev/null 2>&1 || true
+  rm -rf "$work/new/$tag"
+  "$new" run "$scene" --out "$work/new/$tag" "$@" >/dev/null 2>&1 || true
+  for f in frames.csv events.csv; do
+    if [ -f "$work/base/$tag/$f" ] || [ -f "$work/new/$tag/$f" ]; then
+      if ! cmp -s "$work/base/$tag/$f" "$work/new/$tag/$f"; then
+        echo "DIFFER $tag $f"; fail=1; return
+      fi
+    fi
+  done
+  if ! diff <(strip "$work/base/$tag/summary.json") <(strip "$work/new/$tag/summary.json") >"$work/$tag.diff"; then
+    echo "DIFFER $tag summary.json ($work/$tag.diff)"; fail=1; return
+  fi
+  echo "same   $tag ($(wc -l <"$work/new/$tag/frames.csv") frame rows)"
+}
+
+if [ -z "${QUICK:-}" ]; then
+  # Every bundled scene as it is, with its impulses; the large funnels for their first part.
+  while IFS= read -r path; do
+    rel=${path#"$root/scenes/"}
+    stem=$(echo "${rel%.toml}" | tr / -)
+    case $rel in
+      funnel-10k.toml) cap=0.15 ;;
+      funnel-4000.toml) cap=0.3 ;;
+      funnel.toml | funnel-250.toml | stable-poses.toml) cap=1 ;;
+      *) cap=2 ;;
+    esac
+    for threads in 1 2; do
+      compare "all-$stem-t$threads" "$path" --backend cpu --threads "$threads" --events --duration "$cap"
+    done
+  done < <(find "$root/scenes" -name '*.toml' | sort)
+fi
+
 for case in "${cases[@]}"; do
   scene=${case%%:*}
   duration=${case##*:}
@@ -57,20 +98,8 @@ open(dst, "w").write(text)
 PY
     for threads in 1 2; do
       args=(--backend cpu --threads "$threads")
-      run_duration=$duration
-      [ -n "$run_duration" ] && args+=(--duration "$run_duration")
-      tag="$stem-$mode-t$threads"
-      # The base runs are kept in WORK_DIR and reused by the next comparison against the same base.
-      [ -f "$work/base/$tag/summary.json" ] || "$base" run "$variant" --out "$work/base/$tag" "${args[@]}" >/dev/null 2>&1 || true
-      rm -rf "$work/new/$tag"
-      "$new" run "$variant" --out "$work/new/$tag" "${args[@]}" >/dev/null 2>&1 || true
-      if ! cmp -s "$work/base/$tag/frames.csv" "$work/new/$tag/frames.csv"; then
-        echo "DIFFER $tag frames.csv"; fail=1; continue
-      fi
-      if ! diff <(strip "$work/base/$tag/summary.json") <(strip "$work/new/$tag/summary.json") >"$work/$tag.diff"; then
-        echo "DIFFER $tag summary.json ($work/$tag.diff)"; fail=1; continue
-      fi
-      echo "same   $tag ($(wc -l <"$work/new/$tag/frames.csv") frame rows)"
+      [ -n "$duration" ] && args+=(--duration "$duration")
+      compare "$stem-$mode-t$threads" "$variant" "${args[@]}"
     done
   done
 done
