@@ -27,7 +27,7 @@ const MAX_QUERIES: usize = 24;
 
 impl World {
     /// The first instant after `t`, before the step's end, at which pair (a, b), both at `t` and
-    /// just measured at distance `d` into `self.points`, comes down to `level` (half its band)
+    /// just measured at distance `d` into `self.scratch.points`, comes down to `level` (half its band)
     /// while flying its ballistic trajectories, if it does and the pair cannot meet before it
     /// (the conservative bound to contact lies beyond it). `None` if the pair is at the level
     /// already, does not approach, or does not get there within the step: it is handled now,
@@ -47,20 +47,20 @@ impl World {
         let rate = self.gap_rate(a, b, d)?;
         // The crossing must come before the pair could touch: then nothing is missed between
         // now and then (the gap stays positive, the bound's promise).
-        let limit = (t + self.contact_time(a, b, d, t)).min(self.frame_end);
+        let limit = (t + self.contact_time(a, b, d, t)).min(self.clock.frame_end);
         if limit <= t {
             return None;
         }
         let saved = (self.bodies[a].hot(), self.bodies[b].hot());
-        let mut points = std::mem::take(&mut self.crossing_points);
+        let mut points = std::mem::take(&mut self.scratch.crossing_points);
         points.clear();
-        points.extend_from_slice(&self.points);
+        points.extend_from_slice(&self.scratch.points);
         let found = self.find_crossing(a, b, (t, d - level, rate), level, limit, tolerance);
         self.restore_pair(a, b, &saved);
         // The caller handles the pair now if none was found, from its points at `t`.
-        std::mem::swap(&mut self.points, &mut points);
-        self.crossing_points = points;
-        found.filter(|&tc| tc < self.frame_end)
+        std::mem::swap(&mut self.scratch.points, &mut points);
+        self.scratch.crossing_points = points;
+        found.filter(|&tc| tc < self.clock.frame_end)
     }
 
     /// Newton's method on the gap from `start` = (time, gap above the level, its rate), safe
@@ -110,11 +110,12 @@ impl World {
         None
     }
 
-    /// The rate at which pair (a, b)'s gap closes at its points in `self.points` within
+    /// The rate at which pair (a, b)'s gap closes at its points in `self.scratch.points` within
     /// `2 d` (the fastest; negative), if it closes.
     fn gap_rate(&self, a: usize, b: usize, d: f64) -> Option<f64> {
         let near = d.max(0.0) * 2.0 + 1e-12;
         let rate = self
+            .scratch
             .points
             .iter()
             .filter(|p| p.separation <= near)
@@ -124,18 +125,18 @@ impl World {
     }
 
     /// Pair (a, b)'s gap with both bodies advanced to `t` (from where they are), measured into
-    /// `self.points` with contact points up to `margin` apart; not recorded as a measurement
+    /// `self.scratch.points` with contact points up to `margin` apart; not recorded as a measurement
     /// (a trial may lie past the crossing).
     fn gap_at(&mut self, a: usize, b: usize, t: f64, margin: f64) -> f64 {
         let gravity = self.settings.gravity;
         self.bodies[a].advance_to(t, gravity);
         self.bodies[b].advance_to(t, gravity);
-        self.counts.distance_queries += 1;
+        self.stats.counts.distance_queries += 1;
         body_proximity(
             &self.bodies[a],
             &self.bodies[b],
             2.0 * margin,
-            &mut self.points,
+            &mut self.scratch.points,
         )
     }
 
@@ -143,8 +144,12 @@ impl World {
     /// bound [`Self::push_fine`] schedules from).
     fn contact_time(&self, a: usize, b: usize, d: f64, t: f64) -> f64 {
         if self.bodies[a].convex && self.bodies[b].convex {
-            let n = self.points.first().map_or(glam::DVec3::Z, |p| p.normal);
-            let extents = self.axis_extents(a, b, n, self.frame_end - t);
+            let n = self
+                .scratch
+                .points
+                .first()
+                .map_or(glam::DVec3::Z, |p| p.normal);
+            let extents = self.axis_extents(a, b, n, self.clock.frame_end - t);
             let gap = extents.envelope().gap();
             extents.time_to(gap - d)
         } else {
@@ -173,13 +178,13 @@ impl World {
         seeds: &mut Vec<(usize, usize, u32)>,
     ) {
         let eps = self.settings.epsilon;
-        let mut cand = std::mem::take(&mut self.candidates);
+        let mut cand = std::mem::take(&mut self.scratch.candidates);
         for i in [a, b] {
             if !self.bodies[i].is_awake_dynamic() {
                 continue;
             }
-            let bx = self.boxes[i].grown(eps);
-            self.grid.query(i, &bx, &self.boxes, &mut cand);
+            let bx = self.pairs.boxes[i].grown(eps);
+            self.pairs.grid.query(i, &bx, &self.pairs.boxes, &mut cand);
             for &j in &cand {
                 let j = j as usize;
                 let (x, y) = (i.min(j), i.max(j));
@@ -189,7 +194,7 @@ impl World {
                 if self.bodies[x].asleep || self.bodies[y].asleep {
                     continue;
                 }
-                if self.held.pairs.contains_key(&(x as u32, y as u32))
+                if self.contacts.held.pairs.contains_key(&(x as u32, y as u32))
                     || seeds.iter().any(|&(p, q, _)| (p, q) == (x, y))
                 {
                     continue;
@@ -205,11 +210,16 @@ impl World {
                     continue;
                 }
                 self.hold(x, y, (0, 0));
-                let tries = self.held.resolves.entry((x as u32, y as u32)).or_insert(0);
+                let tries = self
+                    .contacts
+                    .held
+                    .resolves
+                    .entry((x as u32, y as u32))
+                    .or_insert(0);
                 *tries += 1;
                 seeds.push((x, y, *tries));
             }
         }
-        self.candidates = cand;
+        self.scratch.candidates = cand;
     }
 }

@@ -3,6 +3,7 @@
 //! first bound from [`super::pair_bound`]), the bound after a proximity query (the contact band's
 //! targets and hop returns), and the heap pushes. See `docs/design.md`, The contact band.
 
+use super::contact_band::{BAND_STEP, ZENO_GAP};
 use super::pair_bound::pair_axis_extents;
 use super::pair_bound::{axis_gap, first_bound, pair_band, pair_matters, AxisExtents, FirstBound};
 use super::{SimError, World};
@@ -10,32 +11,7 @@ use crate::event_heap::{BoundKind, PairEvent};
 use crate::stages;
 use crate::toi_bound::DistanceBound;
 use glam::DVec3;
-use rustc_hash::{FxHashMap, FxHashSet};
-
-/// The bounds kept across steps and the pairs' last separating axes.
-#[derive(Default)]
-pub(super) struct BoundStore {
-    /// Bounds that fell beyond the current step's end, kept per pair for the next steps: a
-    /// bound stays valid while both bodies keep the versions it was computed with (their
-    /// trajectories are unchanged), so a pair the step left alone is not bounded afresh.
-    pub(super) later: FxHashMap<(u32, u32), PairEvent>,
-    /// The previous step's `later`, consumed while seeding the next step.
-    pub(super) earlier: FxHashMap<(u32, u32), PairEvent>,
-    /// Per pair (a < b), the normal of its last proximity query: a separating axis to bound
-    /// the pair from when one of its bodies changes velocity (see [`World::push_bound`]).
-    pub(super) last_axis: FxHashMap<(u32, u32), DVec3>,
-    /// A step's pairs that need a first bound (with their place in the step's pairs), and
-    /// those bounds ([`World::seed_pairs`]).
-    pub(super) fresh_pairs: Vec<(usize, usize, usize)>,
-    pub(super) fresh_bounds: Vec<FirstBound>,
-}
-
-/// Fraction of ε_c a pair inside the contact band may close before it is measured again when no
-/// hop return can be bounded (see the module doc).
-pub(super) const BAND_STEP: f64 = 1.0 / 16.0;
-
-/// Gap below which a pair in the band steps by a fixed `ZENO_GAP`·ε_c ([`World::band_target`]).
-pub(super) const ZENO_GAP: f64 = 1e-3;
+use rustc_hash::FxHashSet;
 
 /// Last axes kept beyond twice a step's pairs before they are pruned (see
 /// [`World::prune_last_axes`]).
@@ -44,13 +20,13 @@ pub(super) const AXIS_SLACK: usize = 1024;
 impl World {
     /// The contact band of pair (a, b): ε_c, or `HELD_BAND`·ε_c while a contact step holds it.
     pub(super) fn band(&self, a: usize, b: usize) -> f64 {
-        pair_band(&self.held.pairs, self.settings.epsilon, a, b)
+        pair_band(&self.contacts.held.pairs, self.settings.epsilon, a, b)
     }
 
     /// The gap of pair (a, b) along its last separating axis at the bodies' present states, if
     /// both are convex and the pair has one (see the free function `axis_gap`).
     pub(super) fn axis_gap(&self, a: usize, b: usize) -> Option<f64> {
-        axis_gap(&self.bodies, &self.bounds.last_axis, a, b)
+        axis_gap(&self.bodies, &self.pairs.bounds.last_axis, a, b)
     }
 
     /// The extents of a (from below) and b (from above) along the axis `n` (from b to a), for
@@ -78,7 +54,12 @@ impl World {
     /// of them are still well apart along the axis they were last measured on, and are spared
     /// the query the sphere bound would trigger at once.
     pub(super) fn push_bound(&mut self, a: usize, b: usize, t: f64) {
-        let axis = self.bounds.last_axis.get(&(a as u32, b as u32)).copied();
+        let axis = self
+            .pairs
+            .bounds
+            .last_axis
+            .get(&(a as u32, b as u32))
+            .copied();
         let band = self.band(a, b);
         let bound = first_bound(
             &self.bodies[a],
@@ -87,7 +68,7 @@ impl World {
             self.settings.gravity,
             self.settings.epsilon,
             band,
-            self.frame_end - t,
+            self.clock.frame_end - t,
         );
         self.push_first_bound(a, b, t, bound);
     }
@@ -96,13 +77,13 @@ impl World {
     pub(super) fn push_first_bound(&mut self, a: usize, b: usize, t: f64, bound: FirstBound) {
         let (dt, keep) = match bound {
             FirstBound::Axis(dt, keep) => {
-                self.counts.axis_bounds += 1;
+                self.stats.counts.axis_bounds += 1;
                 (dt, keep)
             }
             FirstBound::Spheres(dt) | FirstBound::Stage(dt) => (dt, true),
             FirstBound::None => return,
         };
-        self.counts.toi_bounds += 1;
+        self.stats.counts.toi_bounds += 1;
         self.push_kept(a, b, t + dt, BoundKind::Coarse, keep);
     }
 
@@ -126,22 +107,23 @@ impl World {
             version_b: self.bodies[b].version,
             kind,
         };
-        if time < self.frame_end {
-            self.heap.push(event);
+        if time < self.clock.frame_end {
+            self.pairs.heap.push(event);
         } else if keep {
-            self.bounds.later.insert((a as u32, b as u32), event);
+            self.pairs.bounds.later.insert((a as u32, b as u32), event);
         }
     }
 
-    /// Pushes a bound for (a, b) from the proximity just measured (`d`, `self.points`).
+    /// Pushes a bound for (a, b) from the proximity just measured (`d`, `self.scratch.points`).
     pub(super) fn push_fine(&mut self, a: usize, b: usize, d: f64, t: f64) {
-        self.counts.toi_bounds += 1;
+        self.stats.counts.toi_bounds += 1;
         let eps = self.band(a, b);
         let within = d <= eps;
         // A held pair approaching inside its band was just re-solved (or found to need no
         // impulse: its step-mean motion keeps it apart); it is bounded like any other.
         if within && eps >= self.settings.epsilon {
             let approaching = self
+                .scratch
                 .points
                 .iter()
                 .filter(|p| p.separation <= eps)
@@ -151,10 +133,10 @@ impl World {
                 return;
             }
         }
-        let n = self.points.first().map_or(DVec3::Z, |p| p.normal);
+        let n = self.scratch.points.first().map_or(DVec3::Z, |p| p.normal);
         let mut lasting = true;
         let dt = if self.bodies[a].convex && self.bodies[b].convex {
-            let extents = self.axis_extents(a, b, n, self.frame_end - t);
+            let extents = self.axis_extents(a, b, n, self.clock.frame_end - t);
             lasting = extents.lasting();
             // The envelope's own value now; it may differ from the measured distance by the
             // rounding of the two geometric routes, so targets are set relative to it.
@@ -198,7 +180,7 @@ impl World {
         if back > 0.0 && back >= self.settings.min_return_time {
             back
         } else {
-            self.counts.band_steps += 1;
+            self.stats.counts.band_steps += 1;
             reach(Self::band_target(d, eps))
         }
     }
@@ -226,7 +208,7 @@ impl World {
     /// The bound kept from an earlier step for pair (a, b), if both bodies still have the
     /// versions it was computed with; taken out of the cache either way.
     pub(super) fn earlier_bound(&mut self, a: usize, b: usize) -> Option<PairEvent> {
-        let ev = self.bounds.earlier.remove(&(a as u32, b as u32))?;
+        let ev = self.pairs.bounds.earlier.remove(&(a as u32, b as u32))?;
         (ev.version_a == self.bodies[a].version && ev.version_b == self.bodies[b].version)
             .then_some(ev)
     }
@@ -241,18 +223,18 @@ impl World {
             self.seed_frame_with_stages(t0, t1)?;
         } else {
             let pairs = self.collect_pairs(t1 - t0);
-            self.counts.broad_phase_pairs += pairs.len() as u64;
+            self.stats.counts.broad_phase_pairs += pairs.len() as u64;
             self.note_islands(&pairs);
             self.seed_pairs(&pairs, None, t0);
         }
-        self.bounds.earlier.clear();
+        self.pairs.bounds.earlier.clear();
         Ok(())
     }
 
     /// Starts seeding a step: last step's kept bounds become the ones to draw from.
     pub(super) fn begin_seeding(&mut self) {
-        std::mem::swap(&mut self.bounds.earlier, &mut self.bounds.later);
-        self.bounds.later.clear();
+        std::mem::swap(&mut self.pairs.bounds.earlier, &mut self.pairs.bounds.later);
+        self.pairs.bounds.later.clear();
     }
 
     /// Seeds the heap with the step's pairs (every body at `t0`): a pair whose bodies kept their
@@ -270,21 +252,25 @@ impl World {
     ) {
         use rayon::prelude::*;
         self.prune_last_axes(pairs);
-        let mut fresh = std::mem::take(&mut self.bounds.fresh_pairs);
+        let mut fresh = std::mem::take(&mut self.pairs.bounds.fresh_pairs);
         fresh.clear();
         for (k, &(a, b)) in pairs.iter().enumerate() {
             if let Some(ev) = self.earlier_bound(a, b) {
-                self.counts.kept_bounds += 1;
+                self.stats.counts.kept_bounds += 1;
                 self.push(a, b, ev.time, ev.kind);
             } else {
                 fresh.push((a, b, k));
             }
         }
-        let mut bounds = std::mem::take(&mut self.bounds.fresh_bounds);
+        let mut bounds = std::mem::take(&mut self.pairs.bounds.fresh_bounds);
         bounds.clear();
-        let (bodies, last_axis, held) = (&self.bodies, &self.bounds.last_axis, &self.held.pairs);
+        let (bodies, last_axis, held) = (
+            &self.bodies,
+            &self.pairs.bounds.last_axis,
+            &self.contacts.held.pairs,
+        );
         let (gravity, epsilon) = (self.settings.gravity, self.settings.epsilon);
-        let horizon = self.frame_end - t0;
+        let horizon = self.clock.frame_end - t0;
         bounds.par_extend(fresh.par_iter().with_min_len(256).map(|&(a, b, k)| {
             let axis = last_axis.get(&(a as u32, b as u32)).copied();
             // The stages bound constant velocities: a body on a path gets the host's bound.
@@ -312,8 +298,8 @@ impl World {
         for (&(a, b, _), &bound) in fresh.iter().zip(&bounds) {
             self.push_first_bound(a, b, t0, bound);
         }
-        self.bounds.fresh_pairs = fresh;
-        self.bounds.fresh_bounds = bounds;
+        self.pairs.bounds.fresh_pairs = fresh;
+        self.pairs.bounds.fresh_bounds = bounds;
     }
 
     /// Forgets the last axes of pairs that are not among a step's broad-phase `pairs`, once
@@ -323,14 +309,15 @@ impl World {
     /// pair that meets again starts from its bounding spheres, as a pair never measured does
     /// (any axis gives a conservative bound, so which one a pair has changes no exactness).
     pub(super) fn prune_last_axes(&mut self, pairs: &[(usize, usize)]) {
-        if self.bounds.last_axis.len() <= 2 * pairs.len() + AXIS_SLACK {
+        if self.pairs.bounds.last_axis.len() <= 2 * pairs.len() + AXIS_SLACK {
             return;
         }
         let current: FxHashSet<(u32, u32)> =
             pairs.iter().map(|&(a, b)| (a as u32, b as u32)).collect();
-        self.bounds
+        self.pairs
+            .bounds
             .last_axis
             .retain(|pair, _| current.contains(pair));
-        self.counts.pruned_axes += 1;
+        self.stats.counts.pruned_axes += 1;
     }
 }

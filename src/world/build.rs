@@ -207,7 +207,11 @@ impl World {
         let mut world = World {
             bodies,
             settings: Settings::new(&scene.world, materials),
-            contact_step: scene.world.contact_step,
+            stepper: super::Stepper::new(scene.world.method),
+            clock: super::stores::Clock {
+                contact_step: scene.world.contact_step,
+                ..Default::default()
+            },
             // Time 0, empty heap, grid and buffers, no stages.
             ..World::default()
         };
@@ -234,7 +238,7 @@ impl World {
                 ));
             }
         }
-        self.counts = Counts::default();
+        self.stats.counts = Counts::default();
         if overlaps.is_empty() {
             Ok(())
         } else {

@@ -35,6 +35,7 @@ impl World {
         if d <= eps && (self.bodies[a].asleep || self.bodies[b].asleep) {
             // An impact faster than a microcollision train wakes the sleeper (§4.2).
             let approach = self
+                .scratch
                 .points
                 .iter()
                 .filter(|p| p.separation <= eps)
@@ -59,7 +60,7 @@ impl World {
             // impact's impulse depends on the velocities alone; a resting solve also on the gap.
             if !crossing && eps >= self.settings.epsilon && !self.is_impact(a, b, eps) {
                 if let Some(tc) = self.band_crossing(a, b, d, 0.5 * eps, t) {
-                    self.counts.band_crossings += 1;
+                    self.stats.counts.band_crossings += 1;
                     self.push(a, b, tc, BoundKind::Crossing);
                     return Ok(());
                 }
@@ -77,14 +78,14 @@ impl World {
         }
         if d <= eps && self.is_impact(a, b, eps) {
             // An impact, with every other at this instant that shares its bodies.
-            let mut moved = std::mem::take(&mut self.impact_moved);
+            let mut moved = std::mem::take(&mut self.scratch.impact_moved);
             moved.clear();
             self.resolve_impacts(a, b, t, &mut moved);
             if let Some(&i) = moved.iter().find(|&&i| !self.bodies[i].is_finite()) {
                 return Err(self.non_finite(i, t));
             }
             self.rebound_after_change(a, b, t, &moved);
-            self.impact_moved = moved;
+            self.scratch.impact_moved = moved;
         } else if d <= eps && self.resolve_contacts(a, b, eps) {
             for i in [a, b] {
                 if !self.bodies[i].is_finite() {
@@ -105,7 +106,7 @@ impl World {
         u.dot(p.normal)
     }
 
-    /// Applies collision impulses at the approaching contact points of `self.points`, until none
+    /// Applies collision impulses at the approaching contact points of `self.scratch.points`, until none
     /// approaches. Returns true if any impulse was applied.
     ///
     /// When several manifold points approach at once (a face or an edge landing or resting), the
@@ -124,7 +125,7 @@ impl World {
             restitution: material.restitution,
             micro_speed: self.settings.micro_speed,
         };
-        let mut points = std::mem::take(&mut self.points);
+        let mut points = std::mem::take(&mut self.scratch.points);
         points.retain(|p| p.separation <= eps);
         let mut any = false;
         let (mut sum, mut normal, mut count, mut all_micro) = (DVec3::ZERO, DVec3::ZERO, 0, true);
@@ -160,7 +161,7 @@ impl World {
             }
             let Some(k) = worst else { break };
             if iteration == cap {
-                self.counts.unresolved_contacts += 1;
+                self.stats.counts.unresolved_contacts += 1;
                 break;
             }
             if !self.apply_collision(a, b, &points[k], &law) {
@@ -168,7 +169,7 @@ impl World {
             }
             any = true;
         }
-        self.points = points;
+        self.scratch.points = points;
         if any {
             for i in [a, b] {
                 self.bodies[i].refresh_bounds();
@@ -202,7 +203,7 @@ impl World {
             w.bodies[a].point_velocity(p.position) - w.bodies[b].point_velocity(p.position)
         };
         // A reusable buffer: no allocation in the event loop.
-        let mut active = std::mem::take(&mut self.micro_rows);
+        let mut active = std::mem::take(&mut self.scratch.micro_rows);
         active.clear();
         for p in points {
             let u = rel(self, p);
@@ -240,21 +241,21 @@ impl World {
         // Written so that a NaN energy also counts as a gain and falls back.
         let kept = energy_after <= energy_before * (1.0 + 1e-9) + 1e-15;
         let first_normal = active.first().map(|r| r.0.normal);
-        self.micro_rows = active;
+        self.scratch.micro_rows = active;
         if !kept {
             (self.bodies[a].velocity, self.bodies[a].angular_velocity) = saved[0];
             (self.bodies[b].velocity, self.bodies[b].angular_velocity) = saved[1];
             return false;
         }
-        self.counts.microcollisions += 1;
+        self.stats.counts.microcollisions += 1;
         if self.settings.record_events {
-            let rows = std::mem::take(&mut self.micro_rows);
+            let rows = std::mem::take(&mut self.scratch.micro_rows);
             for (p, target, _, impulse) in &rows {
                 let vn_before = -target.dot(p.normal);
                 let kind = EventKind::Microcollision;
                 self.log_impulse(kind, (a, b), p.position, p.normal, *impulse, vn_before);
             }
-            self.micro_rows = rows;
+            self.scratch.micro_rows = rows;
         }
         if let Some(n) = first_normal {
             self.note_support(a, b, n);
@@ -293,11 +294,11 @@ impl World {
         let kind = match result.kind {
             ImpulseKind::Separating => return false,
             ImpulseKind::Micro => {
-                self.counts.microcollisions += 1;
+                self.stats.counts.microcollisions += 1;
                 EventKind::Microcollision
             }
             ImpulseKind::Full => {
-                self.counts.collisions += 1;
+                self.stats.counts.collisions += 1;
                 EventKind::Collision
             }
         };
@@ -322,7 +323,7 @@ impl World {
     /// including a or b) with them: new versions, new swept boxes, and new bounds for every
     /// pair whose boxes now overlap.
     pub(super) fn rebound_after_change(&mut self, a: usize, b: usize, t: f64, also: &[usize]) {
-        let mut changed = std::mem::take(&mut self.changed_bodies);
+        let mut changed = std::mem::take(&mut self.scratch.changed_bodies);
         changed.clear();
         changed.extend(
             [a, b]
@@ -338,7 +339,7 @@ impl World {
         let d = self.measure(a, b);
         self.push_fine(a, b, d, t);
         self.bound_neighbours(&changed, t, Some((a, b)));
-        self.changed_bodies = changed;
+        self.scratch.changed_bodies = changed;
     }
 
     /// After the bodies `changed` (ascending) changed velocity at time `t`: new versions, new
@@ -352,13 +353,13 @@ impl World {
             return;
         }
         // A reusable buffer: no allocation in the event loop once grown.
-        let mut all = std::mem::take(&mut self.changed_bodies);
+        let mut all = std::mem::take(&mut self.scratch.changed_bodies);
         all.clear();
         all.extend_from_slice(changed);
         self.project_joints_of(&mut all, t);
         self.renew_boxes(&all, t);
         self.bound_neighbours(&all, t, None);
-        self.changed_bodies = all;
+        self.scratch.changed_bodies = all;
     }
 
     /// New versions and swept boxes (from `t` to the step's end) for the awake dynamic bodies
@@ -367,7 +368,7 @@ impl World {
         for &i in changed {
             if self.bodies[i].is_awake_dynamic() {
                 self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
-                let bx = self.body_box(i, self.frame_end - t);
+                let bx = self.body_box(i, self.clock.frame_end - t);
                 self.set_box(i, bx);
             }
         }
@@ -383,13 +384,13 @@ impl World {
         except: Option<(usize, usize)>,
     ) {
         debug_assert!(changed.windows(2).all(|w| w[0] < w[1]));
-        let mut cand = std::mem::take(&mut self.candidates);
+        let mut cand = std::mem::take(&mut self.scratch.candidates);
         for (k, &i) in changed.iter().enumerate() {
             if !self.bodies[i].is_awake_dynamic() {
                 continue;
             }
-            let bx = self.boxes[i];
-            self.grid.query(i, &bx, &self.boxes, &mut cand);
+            let bx = self.pairs.boxes[i];
+            self.pairs.grid.query(i, &bx, &self.pairs.boxes, &mut cand);
             for &j in &cand {
                 let j = j as usize;
                 let pair = (i.min(j), i.max(j));
@@ -402,19 +403,24 @@ impl World {
                 }
             }
         }
-        self.candidates = cand;
+        self.scratch.candidates = cand;
     }
 
-    /// True proximity of a pair at the bodies' current states; fills `self.points`.
+    /// True proximity of a pair at the bodies' current states; fills `self.scratch.points`.
     pub(super) fn measure(&mut self, a: usize, b: usize) -> f64 {
         self.measure_within(a, b, self.settings.epsilon)
     }
 
     /// True proximity of a pair at the bodies' current states, with the contact points up to
-    /// `margin` apart in `self.points`; records the largest penetration seen.
+    /// `margin` apart in `self.scratch.points`; records the largest penetration seen.
     pub(super) fn measure_within(&mut self, a: usize, b: usize, margin: f64) -> f64 {
-        let d = body_proximity(&self.bodies[a], &self.bodies[b], margin, &mut self.points);
-        let normal = self.points.first().map(|p| p.normal);
+        let d = body_proximity(
+            &self.bodies[a],
+            &self.bodies[b],
+            margin,
+            &mut self.scratch.points,
+        );
+        let normal = self.scratch.points.first().map(|p| p.normal);
         self.note_measured(a, b, d, normal);
         d
     }
@@ -422,14 +428,14 @@ impl World {
     /// The bookkeeping of one proximity query of pair (a, b) that found distance `d` and, if
     /// any point, `normal`: the query count, the largest penetration, the pair's last axis.
     pub(super) fn note_measured(&mut self, a: usize, b: usize, d: f64, normal: Option<DVec3>) {
-        self.counts.distance_queries += 1;
-        if -d > self.max_penetration {
-            self.max_penetration = -d;
+        self.stats.counts.distance_queries += 1;
+        if -d > self.stats.max_penetration {
+            self.stats.max_penetration = -d;
             // Both bodies are at the time of the query.
-            self.deepest_at = (self.bodies[a].time, a.min(b) as u32, a.max(b) as u32);
+            self.stats.deepest_at = (self.bodies[a].time, a.min(b) as u32, a.max(b) as u32);
         }
         if let Some(n) = normal {
-            self.bounds.last_axis.insert((a as u32, b as u32), n);
+            self.pairs.bounds.last_axis.insert((a as u32, b as u32), n);
         }
     }
 }

@@ -4,33 +4,14 @@
 //! contact as constraints.
 
 use super::collide::body_proximity;
+use super::contact_band::{RESTING_MARGIN, RESTING_TARGET};
 use super::pair_bound::axis_gap;
 use super::{EventKind, World};
 use crate::body::Body;
 use crate::narrow_phase::ContactPoint;
-use crate::resting_contact::{
-    tracked_contacts, RestingContact, Solver, StepSettings, TrackedPoint,
-};
+use crate::resting_contact::{tracked_contacts, RestingContact, StepSettings, TrackedPoint};
 use crate::swept_aabb::Aabb;
 use glam::DVec3;
-
-/// The contact step's state.
-#[derive(Default)]
-pub(super) struct ContactStep {
-    /// The present step's resting contacts, in pair order.
-    pub(super) contacts: Vec<RestingContact>,
-    /// Its solver (keeps the last step's impulses for the warm start).
-    pub(super) solver: Solver,
-    /// `(step_point_sweeps, resolve_point_sweeps)` at the present frame's start.
-    pub(super) work_at_frame_start: (u64, u64),
-}
-
-/// Separation (fraction of ε_c) a contact step aims every resting contact point at by the
-/// step's end.
-pub(super) const RESTING_TARGET: f64 = 0.5;
-
-/// Contact points up to this far apart (multiple of ε_c) at a step's start enter the step.
-pub(super) const RESTING_MARGIN: f64 = 2.0;
 
 /// A pair the previous contact step held takes this step's contacts from its tracked points
 /// while they moved less than this many ε_c relative to each other since they were measured
@@ -52,25 +33,34 @@ impl World {
     /// ([`crate::resting_contact`]) and marks their pairs as held, so the event machinery only
     /// steps in for them within `HELD_BAND`·ε_c.
     pub(super) fn resting_contact_step(&mut self, h: f64) {
-        std::mem::swap(&mut self.held.pairs, &mut self.held.previous_pairs);
-        std::mem::swap(&mut self.held.points, &mut self.held.previous_points);
-        self.held.pairs.clear();
-        self.held.points.clear();
-        self.held.resolves.clear();
-        self.contact.contacts.clear();
-        self.held.by_body.resize_with(self.bodies.len(), Vec::new);
-        for list in &mut self.held.by_body {
+        std::mem::swap(
+            &mut self.contacts.held.pairs,
+            &mut self.contacts.held.previous_pairs,
+        );
+        std::mem::swap(
+            &mut self.contacts.held.points,
+            &mut self.contacts.held.previous_points,
+        );
+        self.contacts.held.pairs.clear();
+        self.contacts.held.points.clear();
+        self.contacts.held.resolves.clear();
+        self.contacts.step.contacts.clear();
+        self.contacts
+            .held
+            .by_body
+            .resize_with(self.bodies.len(), Vec::new);
+        for list in &mut self.contacts.held.by_body {
             list.clear();
         }
         let eps = self.settings.epsilon;
         let margin = RESTING_MARGIN * eps;
         // Present boxes grown by the margin: the pairs that can have a point that close.
-        self.boxes.clear();
+        self.pairs.boxes.clear();
         for b in &self.bodies {
             let (min, max) = b.collider.aabb(&b.pose());
-            self.boxes.push(Aabb { min, max }.grown(margin));
+            self.pairs.boxes.push(Aabb { min, max }.grown(margin));
         }
-        let mut pairs = std::mem::take(&mut self.step_pairs);
+        let mut pairs = std::mem::take(&mut self.scratch.step_pairs);
         self.pairs_of_boxes(Body::is_awake_dynamic, |_, _| true, &mut pairs);
         if !self.joints.is_empty() {
             pairs.retain(|&(a, b)| !self.joints.joined(a, b));
@@ -88,7 +78,7 @@ impl World {
                     let normal = points[from..to].first().map(|p| p.normal);
                     self.note_measured(a, b, d, normal);
                 } else {
-                    self.counts.tracked_pairs += 1;
+                    self.stats.counts.tracked_pairs += 1;
                 }
                 if d > margin {
                     continue;
@@ -106,7 +96,8 @@ impl World {
                         .dot(p.normal);
                     if -un < resting_speed {
                         any = true;
-                        self.contact
+                        self.contacts
+                            .step
                             .contacts
                             .push(RestingContact::at(a, b, p, friction));
                     }
@@ -114,38 +105,40 @@ impl World {
                 if any {
                     // A pair taken from its tracked points keeps them all, so their slide is
                     // still counted from where they were measured.
-                    let first = self.held.points.len() as u32;
+                    let first = self.contacts.held.points.len() as u32;
                     if reused == u32::MAX {
-                        self.held
+                        self.contacts
+                            .held
                             .points
                             .extend(near().map(|p| TrackedPoint::new(ba, bb, p)));
                     } else {
                         let (r, n) = (reused as usize, to - from);
-                        self.held
+                        self.contacts
+                            .held
                             .points
-                            .extend_from_slice(&self.held.previous_points[r..r + n]);
+                            .extend_from_slice(&self.contacts.held.previous_points[r..r + n]);
                     }
-                    self.hold(a, b, (first, self.held.points.len() as u32));
+                    self.hold(a, b, (first, self.contacts.held.points.len() as u32));
                 }
             }
         }
-        self.step_pairs = pairs;
-        if self.contact.contacts.is_empty() {
+        self.scratch.step_pairs = pairs;
+        if self.contacts.step.contacts.is_empty() {
             return;
         }
-        self.counts.contact_steps += 1;
-        self.counts.resting_contacts += self.contact.contacts.len() as u64;
+        self.stats.counts.contact_steps += 1;
+        self.stats.counts.resting_contacts += self.contacts.step.contacts.len() as u64;
         // The whole step: `contact_sweeps` Gauss–Seidel sweeps share the load out, then shock
         // propagation settles it from the ground up (`Solver::shock_propagation`); a shortfall
         // is restored a quarter per step (see `resting_contact::bias`).
         // A step k times the shortest takes k times the sweeps: the solver's error per step
         // grows with the impulses it shares out, so the same sweep count would let a tall
         // stack slide k times faster (docs/design.md, Resting contact as constraints).
-        let per =
-            ((self.contact_step / self.settings.contact_step_range.0).round() as usize).max(1);
+        let per = ((self.clock.contact_step / self.settings.contact_step_range.0).round() as usize)
+            .max(1);
         let mut settings = self.step_settings(h, 1e-6, self.settings.contact_sweeps * per, 0.25);
         settings.shock_iterations = self.settings.shock_sweeps * per;
-        let mut pushed = std::mem::take(&mut self.pushed);
+        let mut pushed = std::mem::take(&mut self.scratch.pushed);
         pushed.clear();
         // The event log's velocities before the solve (only when it records).
         let before: Vec<(DVec3, DVec3)> = match self.settings.record_events {
@@ -156,29 +149,31 @@ impl World {
                 .collect(),
             false => Vec::new(),
         };
-        let report = self.contact.solver.solve(
+        let report = self.contacts.step.solver.solve(
             &mut self.bodies,
-            &self.contact.contacts,
+            &self.contacts.step.contacts,
             &settings,
             true,
             |c| pushed.push(*c),
         );
-        self.counts.contact_iterations += report.iterations as u64;
-        self.stage_times.contact_sweeps += report.sweep_seconds;
-        self.counts.step_point_sweeps += (self.contact.contacts.len() * report.iterations) as u64;
+        self.stats.counts.contact_iterations += report.iterations as u64;
+        self.stats.stage_times.contact_sweeps += report.sweep_seconds;
+        self.stats.counts.step_point_sweeps +=
+            (self.contacts.step.contacts.len() * report.iterations) as u64;
         for c in &pushed {
             self.note_support(c.a, c.b, c.normal);
         }
         if self.settings.record_events {
             self.log_contact_impulses(EventKind::Resting, &pushed, |i| before.get(i).copied());
         }
-        self.pushed = pushed;
+        self.scratch.pushed = pushed;
         // Every body of the step's contacts has a new trajectory: a new version (its bounds
         // are stale) and a new spin bound, once per body.
-        let mut touched = std::mem::take(&mut self.woken);
+        let mut touched = std::mem::take(&mut self.scratch.woken);
         touched.clear();
         touched.extend(
-            self.contact
+            self.contacts
+                .step
                 .contacts
                 .iter()
                 .flat_map(|c| [c.a as usize, c.b as usize]),
@@ -189,7 +184,7 @@ impl World {
             self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
             self.bodies[i].refresh_bounds();
         }
-        self.woken = touched;
+        self.scratch.woken = touched;
     }
 
     /// Proximity of every pair in `pairs` (bodies at their current states), `margin` as for
@@ -212,8 +207,11 @@ impl World {
         margin: f64,
     ) -> Vec<(Vec<(f64, usize, usize, u32)>, Vec<ContactPoint>)> {
         use rayon::prelude::*;
-        let (bodies, last_axis) = (&self.bodies, &self.bounds.last_axis);
-        let (previous, tracked) = (&self.held.previous_pairs, &self.held.previous_points);
+        let (bodies, last_axis) = (&self.bodies, &self.pairs.bounds.last_axis);
+        let (previous, tracked) = (
+            &self.contacts.held.previous_pairs,
+            &self.contacts.held.previous_points,
+        );
         let slide = REUSED_SLIDE * self.settings.epsilon;
         // The pair's contacts from its tracked points, appended to `points`, if they all moved
         // less than the slide; returns the least separation and the first point's index.
@@ -291,11 +289,11 @@ impl World {
     /// its tracked points in `held_points` (empty: none tracked).
     pub(super) fn hold(&mut self, a: usize, b: usize, tracked: (u32, u32)) {
         if let std::collections::hash_map::Entry::Vacant(e) =
-            self.held.pairs.entry((a as u32, b as u32))
+            self.contacts.held.pairs.entry((a as u32, b as u32))
         {
             e.insert(tracked);
-            self.held.by_body[a].push((a as u32, b as u32));
-            self.held.by_body[b].push((a as u32, b as u32));
+            self.contacts.held.by_body[a].push((a as u32, b as u32));
+            self.contacts.held.by_body[b].push((a as u32, b as u32));
         }
     }
 
@@ -316,17 +314,17 @@ impl World {
             // jointed world keeps the shortest step.
             return;
         }
-        let (s0, r0) = self.contact.work_at_frame_start;
+        let (s0, r0) = self.contacts.step.work_at_frame_start;
         let (s1, r1) = (
-            self.counts.step_point_sweeps,
-            self.counts.resolve_point_sweeps,
+            self.stats.counts.step_point_sweeps,
+            self.stats.counts.resolve_point_sweeps,
         );
-        self.contact.work_at_frame_start = (s1, r1);
+        self.contacts.step.work_at_frame_start = (s1, r1);
         let (steps, resolves) = (s1 - s0, r1 - r0);
-        if 4 * resolves <= steps && 2.0 * self.contact_step <= longest * (1.0 + 1e-9) {
-            self.contact_step *= 2.0;
-        } else if resolves > steps && 0.5 * self.contact_step >= shortest * (1.0 - 1e-9) {
-            self.contact_step *= 0.5;
+        if 4 * resolves <= steps && 2.0 * self.clock.contact_step <= longest * (1.0 + 1e-9) {
+            self.clock.contact_step *= 2.0;
+        } else if resolves > steps && 0.5 * self.clock.contact_step >= shortest * (1.0 - 1e-9) {
+            self.clock.contact_step *= 0.5;
         }
     }
 }

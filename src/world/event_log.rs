@@ -72,9 +72,10 @@ impl World {
     /// impulses at one instant are ordered by their pair, then as applied, so the log is the
     /// same whether a step ran as one event loop or on threads, one group of islands each.
     pub fn take_events(&mut self, out: &mut Vec<ImpulseEvent>) {
-        self.event_log
+        self.stats
+            .event_log
             .sort_by(|x, y| x.t.total_cmp(&y.t).then((x.a, x.b).cmp(&(y.a, y.b))));
-        out.append(&mut self.event_log);
+        out.append(&mut self.stats.event_log);
     }
 
     /// The time of an impulse between a and b: the later of their clocks (a fixed body's
@@ -138,7 +139,7 @@ impl World {
             vn_before,
             vn_after: self.normal_velocity(a, b, point, normal),
         };
-        self.event_log.push(event);
+        self.stats.event_log.push(event);
     }
 
     /// Normal velocity at `point` from velocities saved before a solve: `saved(i)` is body

@@ -4,65 +4,9 @@
 //! Schmitt 2006 §3.1–3.2, locally). See `docs/design.md`, Held pairs and local re-solves, and
 //! Clusters.
 
-use super::contact_step::RESTING_MARGIN;
+use super::contact_band::{HELD_BAND, RESTING_MARGIN};
 use super::{EventKind, World};
-use crate::resting_contact::{
-    tracked_contacts, RestingContact, Solver, StepSettings, TrackedPoint,
-};
-use glam::DVec3;
-use rustc_hash::{FxHashMap, FxHashSet};
-
-/// The pairs the present contact step holds, and the previous step's.
-#[derive(Default)]
-pub(super) struct HeldPairs {
-    /// Pairs (a < b) whose contacts the current contact step holds, each with the range of
-    /// its tracked points in `points` (empty for a pair that came to rest mid-step).
-    pub(super) pairs: FxHashMap<(u32, u32), (u32, u32)>,
-    /// The held pairs' contact points within `RESTING_MARGIN`·ε_c at the contact step's start,
-    /// tracked on their bodies (see [`TrackedPoint`]).
-    pub(super) points: Vec<TrackedPoint>,
-    /// The previous contact step's `pairs` and `points`: a pair held then whose points moved
-    /// little since they were measured takes its contacts from them (see
-    /// `contact_step::REUSED_SLIDE`).
-    pub(super) previous_pairs: FxHashMap<(u32, u32), (u32, u32)>,
-    pub(super) previous_points: Vec<TrackedPoint>,
-    /// The held pairs of each body (this step).
-    pub(super) by_body: Vec<Vec<(u32, u32)>>,
-    /// Mid-step re-solves per held pair (this step).
-    pub(super) resolves: FxHashMap<(u32, u32), u32>,
-}
-
-/// Reusable buffers of the local re-solves and their clusters (no allocation per event).
-#[derive(Default)]
-pub(super) struct Cluster {
-    /// Solver of the local re-solves.
-    pub(super) solver: Solver,
-    /// The pairs of the ring being solved, in the solve's order.
-    pub(super) ring_pairs: Vec<(usize, usize)>,
-    /// The bodies on the next ring.
-    pub(super) ring_bodies: Vec<usize>,
-    /// The ring's contacts.
-    pub(super) contacts: Vec<RestingContact>,
-    /// Velocities of the ring's bodies before the solve (to see which changed).
-    pub(super) velocities_before: Vec<(usize, DVec3, DVec3)>,
-    /// The next round's seed pairs with their try numbers.
-    pub(super) seeds: Vec<(usize, usize, u32)>,
-    /// Every body the cluster moved.
-    pub(super) moved: Vec<usize>,
-    /// The held pairs at a round's boundary.
-    pub(super) candidates: Vec<(usize, usize)>,
-    /// The round's ring in pair order.
-    pub(super) ring: Vec<(usize, usize)>,
-    /// The pairs of the ring being built, as a set.
-    pub(super) ring_set: FxHashSet<(usize, usize)>,
-    /// Per body, the stamp of the last local re-solve that listed it, and that stamp.
-    pub(super) body_stamps: Vec<u32>,
-    pub(super) ring_stamp: u32,
-}
-
-/// Contact band (fraction of ε_c) of a pair whose contacts a contact step holds: the event
-/// machinery takes over only if a point gets this close after all (a prediction that missed).
-pub(super) const HELD_BAND: f64 = 0.25;
+use crate::resting_contact::{tracked_contacts, RestingContact, StepSettings};
 
 /// Most mid-step re-solves of one held pair in one contact step (see `World::resolve_held`).
 pub(super) const MAX_RESOLVES: u32 = 4;
@@ -96,7 +40,7 @@ impl World {
     pub(super) fn resolve_held(&mut self, a: usize, b: usize, t: f64, crossing: bool) -> bool {
         let eps = self.settings.epsilon;
         let band = self.band(a, b);
-        let h = self.contact_step;
+        let h = self.clock.contact_step;
         let material = self
             .settings
             .materials
@@ -104,13 +48,13 @@ impl World {
         let resting_speed = self.resting_speed(material.restitution, h);
         if self.is_impact(a, b, band) {
             // An impact, with every other at this instant that shares its bodies.
-            let mut moved = std::mem::take(&mut self.impact_moved);
+            let mut moved = std::mem::take(&mut self.scratch.impact_moved);
             moved.clear();
             let any = self.resolve_impacts(a, b, t, &mut moved);
             if any {
                 self.rebound_after_collision(a, b, t, &moved);
             }
-            self.impact_moved = moved;
+            self.scratch.impact_moved = moved;
             return any;
         }
         if self.fast_point(a, b, band, resting_speed) {
@@ -141,7 +85,12 @@ impl World {
         // at most `MAX_RESOLVES` re-solves per pair and step; after that the pair is left to
         // the event machinery's own collision rule, which always terminates.
         let tries = {
-            let tries = self.held.resolves.entry((a as u32, b as u32)).or_insert(0);
+            let tries = self
+                .contacts
+                .held
+                .resolves
+                .entry((a as u32, b as u32))
+                .or_insert(0);
             *tries += 1;
             *tries
         };
@@ -150,19 +99,19 @@ impl World {
         }
         // A cascade at one instant is resolved here, as one cluster (`resolve_cluster`), and
         // its bodies re-bounded once at its end.
-        let mut seeds = std::mem::take(&mut self.cluster.seeds);
+        let mut seeds = std::mem::take(&mut self.contacts.cluster.seeds);
         seeds.clear();
         seeds.push((a, b, tries));
         if crossing {
             // The pairs of its bodies at their own crossing now are handled with it.
             self.gather_crossings(a, b, t, &mut seeds);
         }
-        self.cluster.seeds = seeds;
-        let mut moved = std::mem::take(&mut self.cluster.moved);
+        self.contacts.cluster.seeds = seeds;
+        let mut moved = std::mem::take(&mut self.contacts.cluster.moved);
         moved.clear();
         let rounds = self.resolve_cluster(t, &settings, &mut moved);
         // The first round is this pair's own re-solve; the others were cascade links.
-        self.counts.cluster_resolutions += rounds.saturating_sub(1) as u64;
+        self.stats.counts.cluster_resolutions += rounds.saturating_sub(1) as u64;
         let any = !moved.is_empty();
         if any {
             moved.sort_unstable();
@@ -180,9 +129,9 @@ impl World {
                 self.push_fine(a, b, d, t);
             }
         }
-        self.cluster.moved = moved;
+        self.contacts.cluster.moved = moved;
         if !any {
-            // The caller bounds (a, b) from `self.points`, which now hold the last neighbour
+            // The caller bounds (a, b) from `self.scratch.points`, which now hold the last neighbour
             // measured: measure (a, b) again (same states, same points as before).
             self.measure(a, b);
         }
@@ -209,7 +158,7 @@ impl World {
         settings: &StepSettings,
         moved: &mut Vec<usize>,
     ) -> usize {
-        let mut seeds = std::mem::take(&mut self.cluster.seeds);
+        let mut seeds = std::mem::take(&mut self.contacts.cluster.seeds);
         let mut rounds = 0;
         for round in 0..MAX_CLUSTER_ROUNDS {
             if seeds.is_empty() {
@@ -223,12 +172,12 @@ impl World {
             if round + 1 == MAX_CLUSTER_ROUNDS {
                 break;
             }
-            let ring = std::mem::take(&mut self.cluster.ring_pairs);
+            let ring = std::mem::take(&mut self.contacts.cluster.ring_pairs);
             self.pushed_held_pairs(&moved[from..], &ring, t, settings, &mut seeds);
-            self.cluster.ring_pairs = ring;
+            self.contacts.cluster.ring_pairs = ring;
         }
         seeds.clear();
-        self.cluster.seeds = seeds;
+        self.contacts.cluster.seeds = seeds;
         rounds
     }
 
@@ -247,14 +196,14 @@ impl World {
         moved: &mut Vec<usize>,
     ) -> usize {
         let eps = self.settings.epsilon;
-        let mut pairs = std::mem::take(&mut self.cluster.ring_pairs);
+        let mut pairs = std::mem::take(&mut self.contacts.cluster.ring_pairs);
         pairs.clear();
         // Which pairs are in already: a set beside the list, whose order is the solve's (a
         // linear search of up to `MAX_LOCAL_PAIRS` pairs per visit is too slow).
-        let mut listed = std::mem::take(&mut self.cluster.ring_set);
+        let mut listed = std::mem::take(&mut self.contacts.cluster.ring_set);
         listed.clear();
-        let mut frontier = std::mem::take(&mut self.wake_stack);
-        let mut next = std::mem::take(&mut self.cluster.ring_bodies);
+        let mut frontier = std::mem::take(&mut self.scratch.wake_stack);
+        let mut next = std::mem::take(&mut self.contacts.cluster.ring_bodies);
         for &(a, b, tries) in seeds {
             if pairs.len() < MAX_LOCAL_PAIRS && listed.insert((a, b)) {
                 pairs.push((a, b));
@@ -268,7 +217,7 @@ impl World {
             for _ in 0..tries {
                 next.clear();
                 for &i in &frontier {
-                    for &(x, y) in &self.held.by_body[i] {
+                    for &(x, y) in &self.contacts.held.by_body[i] {
                         let (x, y) = (x as usize, y as usize);
                         if pairs.len() < MAX_LOCAL_PAIRS && listed.insert((x, y)) {
                             pairs.push((x, y));
@@ -282,10 +231,10 @@ impl World {
                 std::mem::swap(&mut frontier, &mut next);
             }
         }
-        self.wake_stack = frontier;
-        self.cluster.ring_bodies = next;
-        self.cluster.ring_set = listed;
-        let mut contacts = std::mem::take(&mut self.cluster.contacts);
+        self.scratch.wake_stack = frontier;
+        self.contacts.cluster.ring_bodies = next;
+        self.contacts.cluster.ring_set = listed;
+        let mut contacts = std::mem::take(&mut self.contacts.cluster.contacts);
         contacts.clear();
         let margin = RESTING_MARGIN * eps;
         for &(x, y) in &pairs {
@@ -303,50 +252,60 @@ impl World {
                 .pair(bx.material, by.material)
                 .friction;
             let seed = seeds.iter().any(|&(a, b, _)| (a, b) == (x, y));
-            let tracked = match self.held.pairs.get(&(x as u32, y as u32)) {
+            let tracked = match self.contacts.held.pairs.get(&(x as u32, y as u32)) {
                 Some(&(from, to)) if !seed && from < to => {
-                    self.points.clear();
-                    let range = &self.held.points[from as usize..to as usize];
-                    tracked_contacts(range, bx, by, TRACKED_SLIDE * eps, &mut self.points).is_some()
+                    self.scratch.points.clear();
+                    let range = &self.contacts.held.points[from as usize..to as usize];
+                    tracked_contacts(range, bx, by, TRACKED_SLIDE * eps, &mut self.scratch.points)
+                        .is_some()
                 }
                 _ => false,
             };
             if tracked {
-                self.counts.tracked_pairs += 1;
+                self.stats.counts.tracked_pairs += 1;
             } else {
                 self.measure_within(x, y, margin);
             }
-            for p in self.points.iter().filter(|p| p.separation <= margin) {
+            for p in self
+                .scratch
+                .points
+                .iter()
+                .filter(|p| p.separation <= margin)
+            {
                 contacts.push(RestingContact::at(x, y, p, friction));
             }
         }
-        let mut before = std::mem::take(&mut self.cluster.velocities_before);
+        let mut before = std::mem::take(&mut self.contacts.cluster.velocities_before);
         before.clear();
         // Each body once, in order of first appearance, marked by this solve's stamp.
-        self.cluster.ring_stamp = self.cluster.ring_stamp.wrapping_add(1);
-        if self.cluster.ring_stamp == 0 {
-            self.cluster.body_stamps.fill(0);
-            self.cluster.ring_stamp = 1;
+        self.contacts.cluster.ring_stamp = self.contacts.cluster.ring_stamp.wrapping_add(1);
+        if self.contacts.cluster.ring_stamp == 0 {
+            self.contacts.cluster.body_stamps.fill(0);
+            self.contacts.cluster.ring_stamp = 1;
         }
-        self.cluster.body_stamps.resize(self.bodies.len(), 0);
+        self.contacts
+            .cluster
+            .body_stamps
+            .resize(self.bodies.len(), 0);
         for &(x, y) in &pairs {
             for i in [x, y] {
-                if self.cluster.body_stamps[i] != self.cluster.ring_stamp {
-                    self.cluster.body_stamps[i] = self.cluster.ring_stamp;
+                if self.contacts.cluster.body_stamps[i] != self.contacts.cluster.ring_stamp {
+                    self.contacts.cluster.body_stamps[i] = self.contacts.cluster.ring_stamp;
                     let body = &self.bodies[i];
                     before.push((i, body.velocity, body.angular_velocity));
                 }
             }
         }
-        let mut pushed = std::mem::take(&mut self.pushed);
+        let mut pushed = std::mem::take(&mut self.scratch.pushed);
         pushed.clear();
-        let report = self
-            .cluster
-            .solver
-            .solve(&mut self.bodies, &contacts, settings, false, |c| {
-                pushed.push(*c)
-            });
-        self.counts.resolve_point_sweeps += (contacts.len() * report.iterations) as u64;
+        let report =
+            self.contacts
+                .cluster
+                .solver
+                .solve(&mut self.bodies, &contacts, settings, false, |c| {
+                    pushed.push(*c)
+                });
+        self.stats.counts.resolve_point_sweeps += (contacts.len() * report.iterations) as u64;
         for c in &pushed {
             self.note_support(c.a, c.b, c.normal);
         }
@@ -354,7 +313,7 @@ impl World {
             let saved = |i: usize| before.iter().find(|s| s.0 == i).map(|s| (s.1, s.2));
             self.log_contact_impulses(EventKind::ReSolve, &pushed, saved);
         }
-        self.pushed = pushed;
+        self.scratch.pushed = pushed;
         let from = moved.len();
         for &(i, v, w) in &before {
             let body = &self.bodies[i];
@@ -364,11 +323,11 @@ impl World {
         }
         let count = moved.len() - from;
         if count > 0 {
-            self.counts.held_resolutions += 1;
+            self.stats.counts.held_resolutions += 1;
         }
-        self.cluster.velocities_before = before;
-        self.cluster.ring_pairs = pairs;
-        self.cluster.contacts = contacts;
+        self.contacts.cluster.velocities_before = before;
+        self.contacts.cluster.ring_pairs = pairs;
+        self.contacts.cluster.contacts = contacts;
         count
     }
 
@@ -394,22 +353,22 @@ impl World {
         // The moved bodies' held pairs, each once, in pair order, less the ring's (sorted and
         // searched: a ring has up to `MAX_LOCAL_PAIRS` pairs, and a linear search per candidate
         // was most of this function's cost).
-        let mut candidates = std::mem::take(&mut self.cluster.candidates);
+        let mut candidates = std::mem::take(&mut self.contacts.cluster.candidates);
         candidates.clear();
         for &i in moved {
             if self.bodies[i].is_awake_dynamic() {
-                let held = self.held.by_body[i].iter();
+                let held = self.contacts.held.by_body[i].iter();
                 candidates.extend(held.map(|&(x, y)| (x as usize, y as usize)));
             }
         }
         candidates.sort_unstable();
         candidates.dedup();
-        let mut solved = std::mem::take(&mut self.cluster.ring);
+        let mut solved = std::mem::take(&mut self.contacts.cluster.ring);
         solved.clear();
         solved.extend_from_slice(ring);
         solved.sort_unstable();
         candidates.retain(|pair| solved.binary_search(pair).is_err());
-        self.cluster.ring = solved;
+        self.contacts.cluster.ring = solved;
         seeds.clear();
         for &(x, y) in &candidates {
             if self.bodies[x].asleep || self.bodies[y].asleep {
@@ -427,17 +386,17 @@ impl World {
             }
             let (bx, by) = (&self.bodies[x], &self.bodies[y]);
             let material = self.settings.materials.pair(bx.material, by.material);
-            let tracked = match self.held.pairs.get(&(x as u32, y as u32)) {
+            let tracked = match self.contacts.held.pairs.get(&(x as u32, y as u32)) {
                 Some(&(from, to)) if from < to => {
-                    self.points.clear();
-                    let range = &self.held.points[from as usize..to as usize];
-                    tracked_contacts(range, bx, by, TRACKED_SLIDE * eps, &mut self.points)
+                    self.scratch.points.clear();
+                    let range = &self.contacts.held.points[from as usize..to as usize];
+                    tracked_contacts(range, bx, by, TRACKED_SLIDE * eps, &mut self.scratch.points)
                 }
                 _ => None,
             };
             let d = match tracked {
                 Some(d) => {
-                    self.counts.tracked_pairs += 1;
+                    self.stats.counts.tracked_pairs += 1;
                     d
                 }
                 None => self.measure_within(x, y, margin),
@@ -451,13 +410,18 @@ impl World {
             {
                 continue;
             }
-            let tries = self.held.resolves.entry((x as u32, y as u32)).or_insert(0);
+            let tries = self
+                .contacts
+                .held
+                .resolves
+                .entry((x as u32, y as u32))
+                .or_insert(0);
             if *tries < MAX_RESOLVES {
                 *tries += 1;
                 seeds.push((x, y, *tries));
             }
         }
-        self.cluster.candidates = candidates;
+        self.contacts.cluster.candidates = candidates;
     }
 
     /// Held pair (a, b) at `t` by the event machinery's own collision rule alone
@@ -484,22 +448,22 @@ impl World {
     /// set off by another follow a collision at its very instant), and then every body moved
     /// is re-bounded at once ([`Self::rebound_after_change`]).
     pub(super) fn rebound_after_collision(&mut self, a: usize, b: usize, t: f64, also: &[usize]) {
-        let mut moved = std::mem::take(&mut self.cluster.moved);
+        let mut moved = std::mem::take(&mut self.contacts.cluster.moved);
         moved.clear();
         let settings = self.resolve_settings();
-        let mut seeds = std::mem::take(&mut self.cluster.seeds);
-        let mut hit = std::mem::take(&mut self.changed_bodies);
+        let mut seeds = std::mem::take(&mut self.contacts.cluster.seeds);
+        let mut hit = std::mem::take(&mut self.scratch.changed_bodies);
         hit.clear();
         hit.extend([a, b].into_iter().chain(also.iter().copied()));
         hit.sort_unstable();
         hit.dedup();
         self.pushed_held_pairs(&hit, &[(a, b)], t, &settings, &mut seeds);
-        self.changed_bodies = hit;
-        self.cluster.seeds = seeds;
-        if !self.cluster.seeds.is_empty() {
+        self.scratch.changed_bodies = hit;
+        self.contacts.cluster.seeds = seeds;
+        if !self.contacts.cluster.seeds.is_empty() {
             // Every re-solve of this cluster is one the event loop no longer does on its own.
             let rounds = self.resolve_cluster(t, &settings, &mut moved);
-            self.counts.cluster_resolutions += rounds as u64;
+            self.stats.counts.cluster_resolutions += rounds as u64;
             moved.sort_unstable();
             moved.dedup();
             for &i in &moved {
@@ -510,19 +474,20 @@ impl World {
         moved.sort_unstable();
         moved.dedup();
         self.rebound_after_change(a, b, t, &moved);
-        self.cluster.moved = moved;
+        self.contacts.cluster.moved = moved;
     }
 
-    /// Whether a contact point of pair (a, b) in `self.points` within `band` approaches at
+    /// Whether a contact point of pair (a, b) in `self.scratch.points` within `band` approaches at
     /// `resting_speed` or faster: a collision, not a resting contact.
     pub(super) fn fast_point(&self, a: usize, b: usize, band: f64, resting_speed: f64) -> bool {
-        self.points
+        self.scratch
+            .points
             .iter()
             .filter(|p| p.separation <= band)
             .any(|p| -self.normal_speed(a, b, p) >= resting_speed)
     }
 
-    /// Whether held pair (a, b), whose contacts are in `self.points`, needs a local re-solve
+    /// Whether held pair (a, b), whose contacts are in `self.scratch.points`, needs a local re-solve
     /// with `settings`: a point within the resting margin whose own step-mean motion would
     /// end the step short of half the held band. Hysteresis: the re-solve aims at the full
     /// target, so a pair just re-solved is not caught again by the next small change of its
@@ -535,7 +500,8 @@ impl World {
         settings: &StepSettings,
     ) -> bool {
         let eps = self.settings.epsilon;
-        self.points
+        self.scratch
+            .points
             .iter()
             .filter(|p| p.separation <= RESTING_MARGIN * eps)
             .any(|p| {
@@ -550,7 +516,7 @@ impl World {
     /// stall short of the tolerance is left as it is: more sweeps do not settle it, and the
     /// event loop catches it again if it must (docs/design.md, Held pairs and local re-solves).
     pub(super) fn resolve_settings(&self) -> StepSettings {
-        let mut settings = self.step_settings(self.contact_step, 1e-3, 32, 1.0);
+        let mut settings = self.step_settings(self.clock.contact_step, 1e-3, 32, 1.0);
         settings.stall_window = 4;
         settings
     }

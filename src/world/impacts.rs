@@ -104,18 +104,19 @@ impl World {
                     .materials
                     .pair(bx.material, by.material)
                     .restitution;
-                self.resting_speed(e, self.contact_step)
+                self.resting_speed(e, self.clock.contact_step)
             }
             RestingContactMode::Microcollisions => self.settings.micro_speed,
         };
         speed.max(MIN_SET_SPEED)
     }
 
-    /// Whether pair (a, b), just measured into `self.points` within `band`, has a point that
+    /// Whether pair (a, b), just measured into `self.scratch.points` within `band`, has a point that
     /// approaches as fast as an impact.
     pub(super) fn is_impact(&self, a: usize, b: usize, band: f64) -> bool {
         let fast = self.impact_speed(a, b);
-        self.points
+        self.scratch
+            .points
             .iter()
             .filter(|p| p.separation <= band)
             .map(|p| self.normal_speed(a, b, p))
@@ -123,7 +124,7 @@ impl World {
     }
 
     /// Resolves the impact set that pair (a, b) starts at `t` (see the module doc): (a, b) was
-    /// just measured into `self.points` and [`Self::is_impact`] holds. Appends every body whose
+    /// just measured into `self.scratch.points` and [`Self::is_impact`] holds. Appends every body whose
     /// velocity changed to `moved` (sorted, each once) and refreshes their spin bounds;
     /// re-bounds nothing. Returns true if any velocity changed (an impulse, or a push-out ended).
     pub(super) fn resolve_impacts(
@@ -133,7 +134,7 @@ impl World {
         t: f64,
         moved: &mut Vec<usize>,
     ) -> bool {
-        let mut s = std::mem::take(&mut self.impacts);
+        let mut s = std::mem::take(&mut self.contacts.impacts);
         s.pairs.clear();
         s.pair_set.clear();
         s.points.clear();
@@ -146,8 +147,13 @@ impl World {
         // re-solve after it (the rod then kept twice its speed).
         let band = self.settings.epsilon;
         let from = s.points.len();
-        s.points
-            .extend(self.points.iter().filter(|p| p.separation <= band).copied());
+        s.points.extend(
+            self.scratch
+                .points
+                .iter()
+                .filter(|p| p.separation <= band)
+                .copied(),
+        );
         s.pairs.push((a, b, from, s.points.len()));
         s.pair_set.insert((a, b));
         s.frontier.extend([a, b]);
@@ -202,20 +208,20 @@ impl World {
                 // resting contacts, left to the contact step (as microcollisions they would
                 // chatter), but a fast one is part of this impact.
                 let (band, fast) = (self.band(x, y), self.impact_speed(x, y));
-                let mut points = std::mem::take(&mut self.points);
+                let mut points = std::mem::take(&mut self.scratch.points);
                 points.clear();
                 points.extend(
                     s.points[from..to]
                         .iter()
                         .filter(|p| p.separation <= band || -self.normal_speed(x, y, p) >= fast),
                 );
-                self.points = points;
+                self.scratch.points = points;
                 if !self.resolve_contacts(x, y, self.settings.epsilon) {
                     break;
                 }
             } else {
-                self.counts.simultaneous_impacts += 1;
-                self.counts.collisions += active_pairs as u64;
+                self.stats.counts.simultaneous_impacts += 1;
+                self.stats.counts.collisions += active_pairs as u64;
                 self.joint_round(&mut s, 1.0);
             }
             any = true;
@@ -235,7 +241,7 @@ impl World {
         for &i in moved.iter() {
             self.bodies[i].refresh_bounds();
         }
-        self.impacts = s;
+        self.contacts.impacts = s;
         any || !moved.is_empty()
     }
 
@@ -248,9 +254,9 @@ impl World {
             }
             // The box to the step's end grown by the widest band: a body within the band of this
             // one now may have a swept box that does not meet its own.
-            let bx = self.boxes[i].grown(self.settings.epsilon);
+            let bx = self.pairs.boxes[i].grown(self.settings.epsilon);
             let mut cand = std::mem::take(&mut s.candidates);
-            self.grid.query(i, &bx, &self.boxes, &mut cand);
+            self.pairs.grid.query(i, &bx, &self.pairs.boxes, &mut cand);
             for &j in &cand {
                 let j = j as usize;
                 let (x, y) = (i.min(j), i.max(j));
@@ -271,8 +277,13 @@ impl World {
                 s.pair_set.insert((x, y));
                 if d <= band {
                     let from = s.points.len();
-                    s.points
-                        .extend(self.points.iter().filter(|p| p.separation <= band).copied());
+                    s.points.extend(
+                        self.scratch
+                            .points
+                            .iter()
+                            .filter(|p| p.separation <= band)
+                            .copied(),
+                    );
                     s.pairs.push((x, y, from, s.points.len()));
                 }
             }

@@ -95,8 +95,8 @@ impl World {
     /// loop must run. See the module doc.
     pub(super) fn parallel_event_loop(&mut self, t0: f64, t1: f64) -> Result<bool, SimError> {
         if !self.settings.parallel_islands
-            || !self.limits.is_empty()
-            || self.heap.len() < MIN_PARALLEL_EVENTS
+            || !self.pairs.limits.is_empty()
+            || self.pairs.heap.len() < MIN_PARALLEL_EVENTS
             || rayon::current_num_threads() < 2
         {
             return Ok(false);
@@ -143,31 +143,50 @@ impl World {
                 }
             }
             let m = group.bodies.len();
-            w.boxes.clear();
-            w.boxes.extend(group.bodies.iter().map(|&x| self.boxes[x]));
-            w.limits.clear();
-            w.limits.extend(group.bodies.iter().map(|&x| s.limits[x]));
+            w.pairs.boxes.clear();
+            w.pairs
+                .boxes
+                .extend(group.bodies.iter().map(|&x| self.pairs.boxes[x]));
+            w.pairs.limits.clear();
+            w.pairs
+                .limits
+                .extend(group.bodies.iter().map(|&x| s.limits[x]));
             let bodies = &w.bodies;
-            w.grid.reset(&w.boxes, |k| bodies[k].moves());
+            w.pairs.grid.reset(&w.pairs.boxes, |k| bodies[k].moves());
             for k in 0..m {
-                w.grid.insert(k, &w.boxes[k]);
+                w.pairs.grid.insert(k, &w.pairs.boxes[k]);
             }
-            w.heap.clear();
-            w.held.pairs.clear();
-            w.held.points.clone_from(&self.held.points);
-            w.held.by_body.resize_with(m, Vec::new);
-            w.held.by_body.truncate(m);
+            w.pairs.heap.clear();
+            w.contacts.held.pairs.clear();
+            w.contacts
+                .held
+                .points
+                .clone_from(&self.contacts.held.points);
+            w.contacts.held.by_body.resize_with(m, Vec::new);
+            w.contacts.held.by_body.truncate(m);
             for (k, &x) in group.bodies.iter().enumerate() {
-                w.held.by_body[k].clear();
-                for &(p, q) in self.held.by_body.get(x).map_or(&[][..], |v| &v[..]) {
+                w.contacts.held.by_body[k].clear();
+                for &(p, q) in self
+                    .contacts
+                    .held
+                    .by_body
+                    .get(x)
+                    .map_or(&[][..], |v| &v[..])
+                {
                     match (local(&group.bodies, p), local(&group.bodies, q)) {
                         (Some(lp), Some(lq)) => {
-                            w.held.by_body[k].push((lp, lq));
+                            w.contacts.held.by_body[k].push((lp, lq));
                             // The tracked points are in the bodies' own frames: the same
                             // ranges hold in the island's copy of `held_points` (none tracked
                             // if the pair were somehow missing: it is then measured).
-                            let tracked = self.held.pairs.get(&(p, q)).copied().unwrap_or((0, 0));
-                            w.held.pairs.insert((lp, lq), tracked);
+                            let tracked = self
+                                .contacts
+                                .held
+                                .pairs
+                                .get(&(p, q))
+                                .copied()
+                                .unwrap_or((0, 0));
+                            w.contacts.held.pairs.insert((lp, lq), tracked);
                         }
                         // A fixed body's pairs with other islands' bodies (the local re-solves
                         // never start from a fixed body, so its list need not be whole).
@@ -177,30 +196,30 @@ impl World {
                     }
                 }
             }
-            w.bounds.last_axis.clear();
+            w.pairs.bounds.last_axis.clear();
             for &(a, b) in &group.pairs {
-                if let Some(&n) = self.bounds.last_axis.get(&(a, b)) {
+                if let Some(&n) = self.pairs.bounds.last_axis.get(&(a, b)) {
                     if let (Some(la), Some(lb)) = (local(&group.bodies, a), local(&group.bodies, b))
                     {
-                        w.bounds.last_axis.insert((la, lb), n);
+                        w.pairs.bounds.last_axis.insert((la, lb), n);
                     }
                 }
             }
-            w.bounds.later.clear();
-            w.held.resolves.clear();
+            w.pairs.bounds.later.clear();
+            w.contacts.held.resolves.clear();
             // The contact step's length adapts frame by frame (`World::adapt_step_length`) and
             // sets the local re-solves' h: the pooled world must use this step's, not the one
             // it was made with.
-            w.contact_step = self.contact_step;
-            w.counts = Counts::default();
-            w.event_log.clear();
-            w.max_penetration = 0.0;
-            w.escaped = false;
-            w.time = t0;
-            w.frame_end = t1;
+            w.clock.contact_step = self.clock.contact_step;
+            w.stats.counts = Counts::default();
+            w.stats.event_log.clear();
+            w.stats.max_penetration = 0.0;
+            w.pairs.escaped = false;
+            w.clock.time = t0;
+            w.clock.frame_end = t1;
         }
         // The heap entries, each to its island's world.
-        for ev in self.heap.events() {
+        for ev in self.pairs.heap.events() {
             // Moved-out members are spares now: read what they were from the scratch.
             let owner = if s.fixed[ev.a as usize] { ev.b } else { ev.a };
             let g = s.group_of[s.sets.root(owner as usize) as usize];
@@ -210,7 +229,7 @@ impl World {
             }
             let group = &s.groups[g as usize];
             match (local(&group.bodies, ev.a), local(&group.bodies, ev.b)) {
-                (Some(la), Some(lb)) => s.worlds[g as usize].heap.push(PairEvent {
+                (Some(la), Some(lb)) => s.worlds[g as usize].pairs.heap.push(PairEvent {
                     a: la,
                     b: lb,
                     ..*ev
@@ -228,7 +247,7 @@ impl World {
         };
         let void = !ready
             || results.iter().any(Result::is_err)
-            || s.worlds[..group_count].iter().any(|w| w.escaped);
+            || s.worlds[..group_count].iter().any(|w| w.pairs.escaped);
         // Move the members back (updated, or as they were if the run is void).
         for (group, w) in s.groups.iter_mut().zip(&mut s.worlds).take(group_count) {
             let mut hot = group.hot.iter();
@@ -241,7 +260,7 @@ impl World {
                 if void {
                     self.bodies[x].restore(before);
                 } else {
-                    self.boxes[x] = w.boxes[k];
+                    self.pairs.boxes[x] = w.pairs.boxes[k];
                 }
             }
             group.spares.append(&mut w.bodies);
@@ -249,33 +268,37 @@ impl World {
             group.spares.truncate(group.hot.len());
         }
         if void {
-            self.counts.parallel_escapes += 1;
+            self.stats.counts.parallel_escapes += 1;
             return Ok(false);
         }
         for (group, w) in s.groups.iter().zip(&s.worlds).take(group_count) {
-            self.counts.accumulate(&w.counts);
+            self.stats.counts.accumulate(&w.stats.counts);
             let at = |k: u32| group.bodies[k as usize] as u32;
-            if w.max_penetration > self.max_penetration {
-                self.max_penetration = w.max_penetration;
-                let (time, la, lb) = w.deepest_at;
+            if w.stats.max_penetration > self.stats.max_penetration {
+                self.stats.max_penetration = w.stats.max_penetration;
+                let (time, la, lb) = w.stats.deepest_at;
                 let (a, b) = (at(la), at(lb));
-                self.deepest_at = (time, a.min(b), a.max(b));
+                self.stats.deepest_at = (time, a.min(b), a.max(b));
             }
-            self.event_log
-                .extend(w.event_log.iter().map(|e| ImpulseEvent {
+            self.stats
+                .event_log
+                .extend(w.stats.event_log.iter().map(|e| ImpulseEvent {
                     a: at(e.a),
                     b: at(e.b),
                     ..*e
                 }));
-            for (&(la, lb), &n) in &w.bounds.last_axis {
-                self.bounds.last_axis.insert((at(la), at(lb)), n);
+            for (&(la, lb), &n) in &w.pairs.bounds.last_axis {
+                self.pairs.bounds.last_axis.insert((at(la), at(lb)), n);
             }
-            for (&(la, lb), ev) in &w.bounds.later {
+            for (&(la, lb), ev) in &w.pairs.bounds.later {
                 let (a, b) = (at(la), at(lb));
-                self.bounds.later.insert((a, b), PairEvent { a, b, ..*ev });
+                self.pairs
+                    .bounds
+                    .later
+                    .insert((a, b), PairEvent { a, b, ..*ev });
             }
         }
-        self.counts.parallel_loops += 1;
+        self.stats.counts.parallel_loops += 1;
         Ok(true)
     }
 
@@ -290,7 +313,7 @@ impl World {
         s.fixed
             .extend(self.bodies.iter().map(|b| b.motion == Motion::Fixed));
         s.limits.clear();
-        for ((b, bx), &fixed) in self.bodies.iter().zip(&self.boxes).zip(&s.fixed) {
+        for ((b, bx), &fixed) in self.bodies.iter().zip(&self.pairs.boxes).zip(&s.fixed) {
             if fixed {
                 s.limits.push(*bx);
             } else {
@@ -331,7 +354,7 @@ impl World {
         s.events.clear();
         s.events.resize(n, 0);
         let mut total = 0u64;
-        for ev in self.heap.events() {
+        for ev in self.pairs.heap.events() {
             let owner = if s.fixed[ev.a as usize] { ev.b } else { ev.a };
             s.events[s.sets.root(owner as usize) as usize] += 1;
             total += 1;
@@ -401,7 +424,10 @@ impl World {
                 parallel_islands: false,
                 ..self.settings.clone()
             },
-            contact_step: self.contact_step,
+            clock: super::stores::Clock {
+                contact_step: self.clock.contact_step,
+                ..Default::default()
+            },
             ..World::default()
         }
     }
@@ -429,8 +455,8 @@ impl World {
                 largest = largest.max(s.sizes[r]);
             }
         }
-        self.counts.largest_island = self.counts.largest_island.max(largest as u64);
-        self.counts.largest_island_sum += largest as u64;
-        self.counts.island_steps += 1;
+        self.stats.counts.largest_island = self.stats.counts.largest_island.max(largest as u64);
+        self.stats.counts.largest_island_sum += largest as u64;
+        self.stats.counts.island_steps += 1;
     }
 }

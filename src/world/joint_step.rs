@@ -16,7 +16,7 @@ impl World {
         let solves = self
             .joints
             .hold_over_step(&mut self.bodies, None, h, self.settings.gravity);
-        self.counts.joint_solves += solves as u64;
+        self.stats.counts.joint_solves += solves as u64;
         self.renew_jointed();
     }
 
@@ -27,7 +27,7 @@ impl World {
             return;
         }
         let solves = self.joints.project(&mut self.bodies, None);
-        self.counts.joint_solves += solves as u64;
+        self.stats.counts.joint_solves += solves as u64;
         self.renew_jointed();
     }
 
@@ -81,11 +81,11 @@ impl World {
         // The joints held again over what is left of the step: the projection leaves them
         // right in velocity, but the bodies' ballistic flights to the step's end would part
         // them by about g τ²/2.
-        let left = self.frame_end - t;
+        let left = self.clock.frame_end - t;
         solves +=
             self.joints
                 .hold_over_step(&mut self.bodies, Some(&which), left, self.settings.gravity);
-        self.counts.joint_solves += solves as u64;
+        self.stats.counts.joint_solves += solves as u64;
         for &m in &which {
             changed.extend_from_slice(&self.joints.articulations[m].0);
         }
@@ -110,11 +110,11 @@ impl World {
             return None;
         }
         self.advance_articulations(&which, t);
-        let mut saved = std::mem::take(&mut self.joint_saved);
+        let mut saved = std::mem::take(&mut self.scratch.joint_saved);
         let k = self
             .joints
             .articulated_matrix(&mut self.bodies, (a, b), point, &mut saved);
-        self.joint_saved = saved;
+        self.scratch.joint_saved = saved;
         Some(k)
     }
 

@@ -8,7 +8,7 @@
 //! straight-line motion, exactly the scheme's own positions at the step's end, and the steps do
 //! not depend on the frame period. Restitution is zero, as in the paper.
 
-use super::{EventKind, SimError, World};
+use super::{EventKind, SimError, Stepper, World};
 use crate::ballistic;
 use crate::lcp::{apply_contact_impulses, LcpContact};
 use crate::narrow_phase::proximity;
@@ -27,7 +27,7 @@ impl World {
     /// One frame (to the next multiple of the frame period, or `until`): the steps that begin
     /// in it solve their impulses, and the positions move to the frame's end.
     pub(super) fn lcp_frame(&mut self, until: f64) -> Result<(), SimError> {
-        let t0 = self.time;
+        let t0 = self.clock.time;
         let period = self.settings.frame_period;
         let h = self.settings.time_step;
         let k = (t0 / period * (1.0 + 1e-12)).floor() + 1.0;
@@ -35,13 +35,18 @@ impl World {
         if until - t1 < 1e-9 * period {
             t1 = until;
         }
-        while self.time < t1 {
+        let mut begun = match self.stepper {
+            Stepper::Lcp { steps_begun } => steps_begun,
+            Stepper::Events => 0,
+        };
+        while self.clock.time < t1 {
             // A step begins on its grid time (within rounding of it): eq. 5's velocities.
-            if self.time >= self.lcp_steps_begun as f64 * h - 1e-9 * h {
+            if self.clock.time >= begun as f64 * h - 1e-9 * h {
                 self.lcp_velocities(h)?;
-                self.lcp_steps_begun += 1;
+                begun += 1;
+                self.stepper = Stepper::Lcp { steps_begun: begun };
             }
-            let step_end = self.lcp_steps_begun as f64 * h;
+            let step_end = begun as f64 * h;
             let end = if t1 <= step_end + 1e-9 * h {
                 t1
             } else {
@@ -49,14 +54,14 @@ impl World {
             };
             self.lcp_positions(end)?;
         }
-        self.counts.frames += 1;
+        self.stats.counts.frames += 1;
         Ok(())
     }
 
     /// Eq. 6 from the world time to `end`: the positions move with the step's velocities
     /// (fixed and kinematic bodies follow their own motion).
     fn lcp_positions(&mut self, end: f64) -> Result<(), SimError> {
-        let dt = end - self.time;
+        let dt = end - self.clock.time;
         let g = self.settings.gravity;
         for b in &mut self.bodies {
             if b.is_awake_dynamic() {
@@ -72,7 +77,7 @@ impl World {
         if let Some(i) = self.bodies.iter().position(|b| !b.is_finite()) {
             return Err(self.non_finite(i, end));
         }
-        self.time = end;
+        self.clock.time = end;
         Ok(())
     }
 
@@ -84,7 +89,7 @@ impl World {
     /// each other (a collision passed down a line of balls within one step, §4.2), the pairs
     /// now within reach are added and the step's LCPs solved again from the same velocities.
     fn lcp_velocities(&mut self, h: f64) -> Result<(), SimError> {
-        let t = self.time;
+        let t = self.clock.time;
         let g = self.settings.gravity;
         for b in &mut self.bodies {
             if b.is_awake_dynamic() {
@@ -123,12 +128,13 @@ impl World {
                 time: t,
                 message: e.to_string(),
             })?;
-            self.counts.lcp_problems += report.problems as u64;
-            self.counts.lcp_rows += report.rows as u64;
-            self.counts.lcp_largest = self.counts.lcp_largest.max(report.largest as u64);
-            self.counts.lcp_pivots += report.pivots as u64;
+            self.stats.counts.lcp_problems += report.problems as u64;
+            self.stats.counts.lcp_rows += report.rows as u64;
+            self.stats.counts.lcp_largest =
+                self.stats.counts.lcp_largest.max(report.largest as u64);
+            self.stats.counts.lcp_pivots += report.pivots as u64;
         }
-        self.counts.lcp_steps += 1;
+        self.stats.counts.lcp_steps += 1;
         if self.settings.record_events {
             // The last round's impulses (the earlier ones were taken back), each with the
             // contact's normal velocity before the step's impulses, gravity's included.
@@ -153,10 +159,10 @@ impl World {
         included: &mut FxHashSet<(usize, usize)>,
         contacts: &mut Vec<LcpContact>,
     ) -> bool {
-        let t = self.time;
+        let t = self.clock.time;
         let pairs = self.collect_pairs(h);
-        self.counts.broad_phase_pairs += pairs.len() as u64;
-        let mut points = std::mem::take(&mut self.points);
+        self.stats.counts.broad_phase_pairs += pairs.len() as u64;
+        let mut points = std::mem::take(&mut self.scratch.points);
         let mut added = false;
         for (a, b) in pairs {
             let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
@@ -176,7 +182,7 @@ impl World {
                 margin,
                 &mut points,
             );
-            self.counts.distance_queries += 1;
+            self.stats.counts.distance_queries += 1;
             if d > margin {
                 continue;
             }
@@ -188,9 +194,9 @@ impl World {
                 .pair(ba.material, bb.material)
                 .friction;
             for p in points.iter().filter(|p| p.separation <= margin) {
-                if -p.separation > self.max_penetration {
-                    self.max_penetration = -p.separation;
-                    self.deepest_at = (t, a as u32, b as u32);
+                if -p.separation > self.stats.max_penetration {
+                    self.stats.max_penetration = -p.separation;
+                    self.stats.deepest_at = (t, a as u32, b as u32);
                 }
                 contacts.push(LcpContact {
                     a,
@@ -202,7 +208,7 @@ impl World {
                 });
             }
         }
-        self.points = points;
+        self.scratch.points = points;
         added
     }
 }

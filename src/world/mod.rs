@@ -23,6 +23,7 @@ mod band_crossing;
 mod bounds;
 mod build;
 mod collide;
+mod contact_band;
 mod contact_step;
 mod counts;
 mod event_log;
@@ -37,6 +38,7 @@ mod parallelism_probe;
 mod settings;
 mod sleep;
 mod stage_seed;
+mod stores;
 mod swept_boxes;
 #[cfg(test)]
 mod tests;
@@ -46,20 +48,14 @@ pub use counts::{Counts, DeepestOverlap, SimError, StageTimes};
 pub use event_log::{EventKind, ImpulseEvent};
 
 use crate::body::{Body, Motion};
-use crate::event_heap::EventHeap;
-use crate::hash_grid::HashGrid;
-use crate::narrow_phase::ContactPoint;
 use crate::scene::RestingContactMode;
 use crate::stages::FrameStages;
 use crate::swept_aabb::Aabb;
-use bounds::BoundStore;
-use contact_step::ContactStep;
 use glam::DVec3;
-use held::{Cluster, HeldPairs};
-use impacts::ImpactScratch;
 use settings::Settings;
 use stage_seed::StageScratch;
 use std::time::Instant;
+use stores::{Clock, Contacts, Pairs, RunStats, Scratch};
 
 /// Current events within `JAM_WINDOW` after which a world with a kinematic body stops with
 /// [`SimError::Jammed`]: a crush between a kinematic body and a fixed one (or another
@@ -70,54 +66,26 @@ const MAX_EVENTS_AT_ONE_INSTANT: u64 = 100_000;
 /// What counts as one instant for [`MAX_EVENTS_AT_ONE_INSTANT`] (s).
 const JAM_WINDOW: f64 = 1e-9;
 
-/// The simulated world: the bodies, the settings, and each stage's state.
+/// The simulated world: the bodies, the settings, and the stages' stores ([`stores`]).
 #[derive(Default)]
 pub struct World {
     bodies: Vec<Body>,
     /// What the scene fixed for the whole run (cloned into island worlds).
     settings: Settings,
-    /// The world time: every body is there between steps (s).
-    time: f64,
-    /// End of the present step (s).
-    frame_end: f64,
-    /// Present contact step length h (s), within `settings.contact_step_range` (see
-    /// [`World::adapt_step_length`]).
-    contact_step: f64,
-    /// The step [t₀, t₁] whose start (contact step, joints) was done at the end of the last
-    /// frame, so that the frame reports the velocities its impulses leave, and the bodies as
-    /// they were before it, for a next frame that starts another step (see
-    /// [`World::prepare_next_step`]).
-    prepared: Option<(f64, f64)>,
-    prepared_from: Vec<crate::body::BodyHot>,
-    /// The `until` of the last [`World::step_frame`]: the next frame is assumed to go as far.
-    last_until: f64,
+    clock: Clock,
+    /// Which pair is measured when: heap, kept bounds, last axes, swept boxes and their grid.
+    pairs: Pairs,
+    /// The joints and their articulations ([`crate::joints`]).
+    joints: crate::joints::Joints,
+    /// Resting contact as constraints: contact step, held pairs, clusters, impact sets.
+    contacts: Contacts,
+    stats: RunStats,
+    scratch: Scratch,
+    /// The time-stepping method the frames run ([`Stepper`]).
+    stepper: Stepper,
     /// Tests that drive single steps turn the preparing off.
     #[cfg(test)]
     no_prepare: bool,
-
-    // The event machinery.
-    heap: EventHeap,
-    /// The host's grid of the present swept boxes, queried after every impulse.
-    grid: HashGrid,
-    /// Each body's swept box to the step's end.
-    boxes: Vec<Aabb>,
-    /// Kept bounds and last separating axes ([`bounds`]).
-    bounds: BoundStore,
-    /// Contact points of the latest proximity query.
-    points: Vec<ContactPoint>,
-    /// Grid query results (reused).
-    candidates: Vec<u32>,
-
-    /// The joints and their articulations ([`crate::joints`]).
-    joints: crate::joints::Joints,
-
-    // Resting contact as constraints.
-    contact: ContactStep,
-    held: HeldPairs,
-    cluster: Cluster,
-    /// Buffers of the simultaneous impacts ([`impacts`]) and the bodies they moved.
-    impacts: ImpactScratch,
-    impact_moved: Vec<usize>,
 
     // Data-parallel stages and threads.
     /// Data-parallel frame stages (GPU or CPU twins); `None`: the host's own f64 path.
@@ -125,43 +93,29 @@ pub struct World {
     stage_scratch: StageScratch,
     /// Buffers and the pool of island worlds of the parallel event loop.
     islands: islands::IslandScratch,
-    /// In an island's world: per body, the box it must stay inside (empty elsewhere).
-    limits: Vec<Aabb>,
-    /// In an island's world: a body's box left its limit, so the run is void.
-    escaped: bool,
-
-    // Shared reusable buffers (no allocation in the event loop once grown).
-    /// The step's candidate pairs.
-    step_pairs: Vec<(usize, usize)>,
-    /// Bodies a contact step touched, or a wake-up woke.
-    woken: Vec<usize>,
-    /// Stack of [`World::wake_up`], frontier of [`World::solve_rings`].
-    wake_stack: Vec<usize>,
-    /// The popped pair's points, kept while its band crossing is searched for.
-    crossing_points: Vec<ContactPoint>,
-    /// The contact impulses a solve reports.
-    pushed: Vec<crate::resting_contact::ContactImpulse>,
-    /// The bodies [`World::rebound_after_change`] re-bounds.
-    changed_bodies: Vec<usize>,
-    /// Velocities saved while finding an articulated collision matrix.
-    joint_saved: Vec<(usize, DVec3, DVec3)>,
-    /// Rows of [`World::simultaneous_microcollision`].
-    micro_rows: Vec<collide::MicroRow>,
-
-    /// `method = "lcp"`: steps begun; step l covers [l h, (l + 1) h] ([`lcp_step`]).
-    lcp_steps_begun: u64,
-
-    // What the run reports.
-    counts: Counts,
-    max_penetration: f64,
-    /// Impulses recorded since the last [`World::take_events`] (when `settings.record_events`).
-    event_log: Vec<ImpulseEvent>,
-    /// Where `max_penetration` was measured: the time and the pair (a < b).
-    deepest_at: (f64, u32, u32),
-    stage_times: StageTimes,
     /// Tests only: watches that every popped pair gets a new bound ([`tests::BoundWatch`]).
     #[cfg(test)]
     watch: Option<tests::BoundWatch>,
+}
+
+/// The time-stepping method a world's frames run, picked when the world is built: Mirtich &
+/// Canny's events ([`World::step`]) or Stewart & Trinkle's implicit steps ([`lcp_step`]).
+#[derive(Default)]
+enum Stepper {
+    #[default]
+    Events,
+    /// `method = "lcp"`: steps begun; step l covers [l h, (l + 1) h].
+    Lcp { steps_begun: u64 },
+}
+
+impl Stepper {
+    /// The stepper of `method`, before its first frame.
+    fn new(method: crate::scene::Method) -> Stepper {
+        match method {
+            crate::scene::Method::Event => Stepper::Events,
+            crate::scene::Method::Lcp => Stepper::Lcp { steps_begun: 0 },
+        }
+    }
 }
 
 /// Runs `f` on one of rayon's pool threads while the caller waits, if the caller is not one
@@ -193,9 +147,9 @@ impl World {
     fn step_frame_here(&mut self, until: f64) -> Result<(), SimError> {
         #[cfg(feature = "parallelism-probe")]
         {
-            let half = (self.time * 2.0).floor();
+            let half = (self.clock.time * 2.0).floor();
             let stepped = self.step_frame_inner(until);
-            if (self.time * 2.0).floor() > half {
+            if (self.clock.time * 2.0).floor() > half {
                 parallelism_probe::report(half / 2.0);
             }
             stepped
@@ -205,25 +159,25 @@ impl World {
     }
 
     fn step_frame_inner(&mut self, until: f64) -> Result<(), SimError> {
-        if until <= self.time {
+        if until <= self.clock.time {
             return Ok(());
         }
-        let t0 = self.time;
-        if self.settings.method == crate::scene::Method::Lcp {
+        let t0 = self.clock.time;
+        if let Stepper::Lcp { .. } = self.stepper {
             return self.lcp_frame(until);
         }
-        self.last_until = until;
+        self.clock.last_until = until;
         let (t1, steps) = self.frame_steps(t0, until);
         for k in 1..=steps {
-            let s0 = self.time;
+            let s0 = self.clock.time;
             let s1 = Self::step_end(t0, t1, steps, k);
             self.step(s0, s1)?;
         }
         self.sleep_resting_bodies(t1);
-        self.counts.frames += 1;
+        self.stats.counts.frames += 1;
         if self.settings.resting_mode == RestingContactMode::Constraints {
-            if self.contact_step > self.settings.contact_step_range.0 {
-                self.counts.long_contact_steps += steps as u64;
+            if self.clock.contact_step > self.settings.contact_step_range.0 {
+                self.stats.counts.long_contact_steps += steps as u64;
             }
             self.adapt_step_length();
         }
@@ -242,7 +196,7 @@ impl World {
         // With resting contacts as constraints the frame is split into contact steps.
         // Joints are held at each step's ends, so they split the frame too.
         let steps = if self.splits_frames() {
-            ((t1 - t0) / self.contact_step * (1.0 - 1e-9))
+            ((t1 - t0) / self.clock.contact_step * (1.0 - 1e-9))
                 .ceil()
                 .max(1.0) as usize
         } else {
@@ -281,28 +235,28 @@ impl World {
         if !self.splits_frames() {
             return;
         }
-        let t0 = self.time;
-        let until = if self.last_until > t0 {
-            self.last_until
+        let t0 = self.clock.time;
+        let until = if self.clock.last_until > t0 {
+            self.clock.last_until
         } else {
             f64::INFINITY
         };
         let (t1, steps) = self.frame_steps(t0, until);
         let s1 = Self::step_end(t0, t1, steps, 1);
-        let mut from = std::mem::take(&mut self.prepared_from);
+        let mut from = std::mem::take(&mut self.clock.prepared_from);
         from.clear();
         from.extend(self.bodies.iter().map(Body::hot));
-        self.prepared_from = from;
+        self.clock.prepared_from = from;
         let clock = Instant::now();
         self.start_step(t0, s1);
         self.lap(clock, |s| &mut s.contact_step);
-        self.prepared = Some((t0, s1));
+        self.clock.prepared = Some((t0, s1));
     }
 
     /// The impulses a step [t0, t1] starts with: the contact step (constraint mode) and the
     /// joints' hold over it.
     fn start_step(&mut self, t0: f64, t1: f64) {
-        self.frame_end = t1;
+        self.clock.frame_end = t1;
         if self.settings.resting_mode == RestingContactMode::Constraints {
             self.resting_contact_step(t1 - t0);
         }
@@ -317,17 +271,17 @@ impl World {
         // 1. Contact step: resting contacts solved together as constraints, their pairs held;
         // and the joints' impulses. Done at the last frame's end if this is the step it
         // prepared; another step puts the bodies back first.
-        match self.prepared.take() {
+        match self.clock.prepared.take() {
             Some(prepared) if prepared == (t0, t1) => {}
             Some(_) => {
-                for (body, hot) in self.bodies.iter_mut().zip(&self.prepared_from) {
+                for (body, hot) in self.bodies.iter_mut().zip(&self.clock.prepared_from) {
                     body.restore(hot);
                 }
                 self.start_step(t0, t1);
             }
             None => self.start_step(t0, t1),
         }
-        self.frame_end = t1;
+        self.clock.frame_end = t1;
         let clock = self.lap(clock, |s| &mut s.contact_step);
         // 2–3. Swept boxes, broad phase, and each pair's first bound into the heap.
         self.seed_step(t0, t1)?;
@@ -337,7 +291,7 @@ impl World {
         if !self.parallel_event_loop(t0, t1)? {
             self.run_event_loop(t1)?;
         }
-        self.heap.clear();
+        self.pairs.heap.clear();
         let clock = self.lap(clock, |s| &mut s.event_loop);
         // 5. Sync: every body at t1, for the next step or the output frame.
         self.sync_bodies(t1)?;
@@ -354,11 +308,11 @@ impl World {
         let _inside = crate::event_loop_allocations::InsideEventLoop::enter();
         // Events at one instant, to stop a crush (see `SimError::Jammed`).
         let mut instant = (f64::NEG_INFINITY, 0u64);
-        while let Some(ev) = self.heap.pop_before(t1) {
-            self.counts.heap_pops += 1;
+        while let Some(ev) = self.pairs.heap.pop_before(t1) {
+            self.stats.counts.heap_pops += 1;
             let (a, b) = (ev.a as usize, ev.b as usize);
             if self.bodies[a].version != ev.version_a || self.bodies[b].version != ev.version_b {
-                self.counts.stale_pops += 1;
+                self.stats.counts.stale_pops += 1;
                 continue;
             }
             let t = ev.time;
@@ -387,7 +341,7 @@ impl World {
             self.process_pair(a, b, t, ev.kind)?;
             #[cfg(feature = "parallelism-probe")]
             parallelism_probe::after_event(&self.bodies, a, b, started);
-            if self.escaped {
+            if self.pairs.escaped {
                 break;
             }
             #[cfg(test)]
@@ -408,14 +362,14 @@ impl World {
                 return Err(self.non_finite(i, t1));
             }
         }
-        self.time = t1;
+        self.clock.time = t1;
         Ok(())
     }
 
     /// Adds the wall time since `since` to a stage's slot; returns now.
     fn lap(&mut self, since: Instant, slot: impl Fn(&mut StageTimes) -> &mut f64) -> Instant {
         let now = Instant::now();
-        *slot(&mut self.stage_times) += (now - since).as_secs_f64();
+        *slot(&mut self.stats.stage_times) += (now - since).as_secs_f64();
         now
     }
 
@@ -431,7 +385,7 @@ impl World {
 impl World {
     /// Current simulated time (s).
     pub fn time(&self) -> f64 {
-        self.time
+        self.clock.time
     }
 
     /// Number of bodies (all motions).
@@ -467,26 +421,26 @@ impl World {
     /// Body `i` just before the impulses of a step prepared at this instant, if any (see
     /// [`Body::reported_motion`]).
     fn before_prepared(&self, i: usize) -> Option<&crate::body::BodyHot> {
-        self.prepared.and(self.prepared_from.get(i))
+        self.clock.prepared.and(self.clock.prepared_from.get(i))
     }
 
     /// Counters so far.
     pub fn counts(&self) -> &Counts {
-        &self.counts
+        &self.stats.counts
     }
 
     /// Largest penetration depth seen at any event or frame (m, >= 0).
     pub fn max_penetration(&self) -> f64 {
-        self.max_penetration
+        self.stats.max_penetration
     }
 
     /// Where the largest penetration ([`Self::max_penetration`]) was seen, if any pair ever
     /// overlapped: its depth, the time and the two bodies, so a run whose quality figure is off
     /// names the place to look.
     pub fn deepest_overlap(&self) -> Option<DeepestOverlap> {
-        let (time, a, b) = self.deepest_at;
-        (self.max_penetration > 0.0).then_some(DeepestOverlap {
-            depth: self.max_penetration,
+        let (time, a, b) = self.stats.deepest_at;
+        (self.stats.max_penetration > 0.0).then_some(DeepestOverlap {
+            depth: self.stats.max_penetration,
             time,
             a: a as usize,
             b: b as usize,
@@ -527,12 +481,12 @@ impl World {
     /// Number of pairs whose last separating axis is stored (see `World::prune_last_axes`):
     /// at most about twice a step's broad-phase pairs plus a constant, however long the run.
     pub fn stored_axes(&self) -> usize {
-        self.bounds.last_axis.len()
+        self.pairs.bounds.last_axis.len()
     }
 
     /// Wall time per stage so far.
     pub fn stage_times(&self) -> &StageTimes {
-        &self.stage_times
+        &self.stats.stage_times
     }
 
     /// Runs the frame-start stages (swept boxes, broad phase, pair bounds) through `stages`

@@ -3,7 +3,7 @@
 //! separating axis (support functions, then per-vertex envelopes), else from bounding spheres
 //! (Mirtich & Canny 1994 §3.3; see `docs/design.md`, Time-of-impact bounds).
 
-use super::held::HELD_BAND;
+use super::contact_band::HELD_BAND;
 use crate::body::Body;
 use crate::toi_bound::{
     axial_extent, turning_axis_extents, AxialFlight, DistanceBound, EnvelopeBound, Extent,

@@ -1,9 +1,9 @@
 //! The settings a world runs with: fixed for the whole run, derived once from the scene's
 //! `[world]` table, and cloned as a whole into the island worlds ([`super::islands`]).
 
-use super::bounds::BAND_STEP;
+use super::contact_band::BAND_STEP;
 use crate::material::MaterialTable;
-use crate::scene::{Method, RestingContactMode, WorldSettings};
+use crate::scene::{RestingContactMode, WorldSettings};
 use glam::DVec3;
 
 /// What a world runs with (see the module doc).
@@ -39,8 +39,7 @@ pub(super) struct Settings {
     pub(super) parallel_islands: bool,
     /// Scale of the margin by which an island's limits exceed its bodies' swept boxes.
     pub(super) island_margin: f64,
-    /// The time-stepping method, the LCP method's step, and its friction cone's directions.
-    pub(super) method: Method,
+    /// The LCP method's step, and its friction cone's directions.
     pub(super) time_step: f64,
     pub(super) friction_directions: usize,
     /// Whether every impulse is recorded ([`World::record_events`](super::World::record_events)).
@@ -79,7 +78,6 @@ impl Settings {
             parallel_islands: true,
             island_margin: 1.0,
             record_events: false,
-            method: world.method,
             time_step: world.time_step,
             friction_directions: world.friction_directions,
         }

@@ -29,7 +29,7 @@ impl World {
                 && t - b.supported_at <= self.settings.sleep_time
             {
                 b.sleep();
-                self.counts.sleeps += 1;
+                self.stats.counts.sleeps += 1;
             }
         }
     }
@@ -39,22 +39,22 @@ impl World {
     /// new boxes and bounds for their pairs ([`Self::rebound_bodies`]).
     pub(super) fn wake_up(&mut self, i: usize, t: f64) {
         let up = -self.settings.gravity.normalize_or_zero();
-        let mut stack = std::mem::take(&mut self.wake_stack);
+        let mut stack = std::mem::take(&mut self.scratch.wake_stack);
         stack.clear();
         stack.push(i);
-        let mut woken = std::mem::take(&mut self.woken);
+        let mut woken = std::mem::take(&mut self.scratch.woken);
         woken.clear();
-        let mut cand = std::mem::take(&mut self.candidates);
+        let mut cand = std::mem::take(&mut self.scratch.candidates);
         while let Some(k) = stack.pop() {
             if !self.bodies[k].asleep {
                 continue;
             }
             self.bodies[k].advance_to(t, self.settings.gravity);
             self.bodies[k].wake(t);
-            self.counts.wakes += 1;
+            self.stats.counts.wakes += 1;
             woken.push(k);
-            let bx = self.boxes[k];
-            self.grid.query(k, &bx, &self.boxes, &mut cand);
+            let bx = self.pairs.boxes[k];
+            self.pairs.grid.query(k, &bx, &self.pairs.boxes, &mut cand);
             let height = self.bodies[k].position.dot(up);
             for &j in &cand {
                 let j = j as usize;
@@ -63,12 +63,12 @@ impl World {
                 }
             }
         }
-        self.candidates = cand;
+        self.scratch.candidates = cand;
         // New boxes and bounds for the woken bodies, each pair of two woken bodies once.
         woken.sort_unstable();
         self.rebound_bodies(&woken, t);
-        self.woken = woken;
-        self.wake_stack = stack;
+        self.scratch.woken = woken;
+        self.scratch.wake_stack = stack;
     }
 
     /// Records that the contact impulse along `n` (from b to a) held a up from b, or b from a.

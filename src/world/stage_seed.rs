@@ -98,43 +98,44 @@ impl World {
         let out = stages
             .frame(&mut bodies, &overrides, &params)
             .map_err(|e| SimError::Stage(e.to_string()))?;
-        self.stage_times.frame_stages += clock.elapsed().as_secs_f64();
+        self.stats.stage_times.frame_stages += clock.elapsed().as_secs_f64();
         self.stage_scratch.bodies = bodies;
         // The host's own f64 boxes for the per-event queries (the same as on the host path,
         // so a query after an event finds the same neighbours on both paths: the f32 boxes are
         // padded outwards and would add pairs at the edges, each then measured and bounded
         // along its own axis, which moves later events by rounding amounts).
-        self.boxes.clear();
+        self.pairs.boxes.clear();
         for i in 0..self.bodies.len() {
             let b = self.body_box(i, t1 - t0);
-            self.boxes.push(b);
+            self.pairs.boxes.push(b);
         }
-        debug_assert_eq!(out.boxes.len(), self.boxes.len());
+        debug_assert_eq!(out.boxes.len(), self.pairs.boxes.len());
         let bodies_ref = &self.bodies;
-        self.grid
-            .reset(&self.boxes, |i| bodies_ref[i].motion != Motion::Fixed);
-        for i in 0..self.boxes.len() {
-            let b = self.boxes[i];
-            self.grid.insert(i, &b);
+        self.pairs
+            .grid
+            .reset(&self.pairs.boxes, |i| bodies_ref[i].motion != Motion::Fixed);
+        for i in 0..self.pairs.boxes.len() {
+            let b = self.pairs.boxes[i];
+            self.pairs.grid.insert(i, &b);
         }
         // The stages' boxes contain the host's (padded by ε/2 and rounding): their pairs
         // include every pair of the host's boxes, which keep exactly the host path's pairs.
         // A pair measured before is bounded along its last separating axis, as on the host
         // path: the seeds then differ from the host's only for pairs never measured.
-        let mut pairs = std::mem::take(&mut self.step_pairs);
+        let mut pairs = std::mem::take(&mut self.scratch.step_pairs);
         pairs.clear();
         let mut stage_bounds = std::mem::take(&mut self.stage_scratch.bounds);
         stage_bounds.clear();
         for pb in &out.bounds {
             let (a, b) = (pb.a as usize, pb.b as usize);
-            if self.boxes[a].overlaps(&self.boxes[b]) && self.pair_matters(a, b) {
+            if self.pairs.boxes[a].overlaps(&self.pairs.boxes[b]) && self.pair_matters(a, b) {
                 pairs.push((a, b));
                 stage_bounds.push(pb.toi_bound);
             }
         }
-        self.counts.broad_phase_pairs += pairs.len() as u64;
+        self.stats.counts.broad_phase_pairs += pairs.len() as u64;
         self.seed_pairs(&pairs, Some(&stage_bounds), t0);
-        self.step_pairs = pairs;
+        self.scratch.step_pairs = pairs;
         self.stage_scratch.bounds = stage_bounds;
         Ok(())
     }

@@ -14,13 +14,13 @@ impl World {
     /// the grid. In an island's world, a box that is not inside the body's limit could reach
     /// another island: the island's run is then void (`escaped`).
     pub(super) fn set_box(&mut self, i: usize, bx: Aabb) {
-        if let Some(limit) = self.limits.get(i) {
+        if let Some(limit) = self.pairs.limits.get(i) {
             if !limit.contains(&bx) {
-                self.escaped = true;
+                self.pairs.escaped = true;
             }
         }
-        self.boxes[i] = bx;
-        self.grid.insert(i, &bx);
+        self.pairs.boxes[i] = bx;
+        self.pairs.grid.insert(i, &bx);
     }
 
     /// Swept box of body `i` from its current state over `dt`: for an awake dynamic body, its
@@ -108,10 +108,10 @@ impl World {
     /// dynamic body in each).
     pub(super) fn collect_pairs(&mut self, dt: f64) -> Vec<(usize, usize)> {
         let n = self.bodies.len();
-        self.boxes.clear();
+        self.pairs.boxes.clear();
         for i in 0..n {
             let b = self.body_box(i, dt);
-            self.boxes.push(b);
+            self.pairs.boxes.push(b);
         }
         let mut pairs = Vec::new();
         self.pairs_of_boxes(Body::moves, pair_matters, &mut pairs);
@@ -122,7 +122,7 @@ impl World {
         pairs
     }
 
-    /// The pairs `(min, max)` whose boxes in `self.boxes` overlap, into `out` (cleared first)
+    /// The pairs `(min, max)` whose boxes in `self.pairs.boxes` overlap, into `out` (cleared first)
     /// in pair order: the grid is rebuilt from the boxes, queried from every body that `leads`
     /// on all cores ([`HashGrid::overlapping_pairs`]), and a pair is kept if `keep` says so.
     /// In pair order, not the grid's: what follows (the contact step's Gauss–Seidel order, the
@@ -135,12 +135,14 @@ impl World {
     ) {
         let n = self.bodies.len();
         let bodies = &self.bodies;
-        self.grid.reset(&self.boxes, |i| bodies[i].moves());
+        self.pairs
+            .grid
+            .reset(&self.pairs.boxes, |i| bodies[i].moves());
         for i in 0..n {
-            self.grid.insert(i, &self.boxes[i]);
+            self.pairs.grid.insert(i, &self.pairs.boxes[i]);
         }
-        self.grid.overlapping_pairs(
-            &self.boxes,
+        self.pairs.grid.overlapping_pairs(
+            &self.pairs.boxes,
             |i| leads(&bodies[i]),
             |i, j| keep(&bodies[i], &bodies[j]),
             out,

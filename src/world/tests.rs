@@ -39,7 +39,8 @@ impl World {
         if let Some(watch) = &self.watch {
             let (a, b) = (ev.a as usize, ev.b as usize);
             let now = (self.bodies[a].version, self.bodies[b].version);
-            let meet = self.boxes[a].overlaps(&self.boxes[b]) && self.pair_matters(a, b);
+            let meet =
+                self.pairs.boxes[a].overlaps(&self.pairs.boxes[b]) && self.pair_matters(a, b);
             assert!(
                 !meet || watch.unpopped.get(&(ev.a, ev.b)) == Some(&now),
                 "pair ({a}, {b}) left without a bound at t = {}",
@@ -129,16 +130,16 @@ fn a_changed_step_length_keeps_the_contact_forces() {
                         contact_sweeps = 64\nshock_sweeps = 0";
         let mut world = stacks_on_a_floor(settings, &[0.0], cubes);
         world.no_prepare = true; // the steps below start afresh
-        while world.time < 1.0 - 1e-12 {
+        while world.clock.time < 1.0 - 1e-12 {
             world.step_frame(1.0).unwrap();
         }
         // One step of length h: the sweeps it took to converge.
         let sweeps = |world: &mut World, h: f64| {
-            world.contact_step = h;
-            let t = world.time;
-            let before = world.counts.contact_iterations;
+            world.clock.contact_step = h;
+            let t = world.clock.time;
+            let before = world.stats.counts.contact_iterations;
             world.step(t, t + h).unwrap();
-            world.counts.contact_iterations - before
+            world.stats.counts.contact_iterations - before
         };
         let same = sweeps(&mut world, 0.0025);
         let doubled = sweeps(&mut world, 0.005);
@@ -179,14 +180,17 @@ fn every_popped_pair_gets_a_new_bound() {
             .build()
             .unwrap();
         pool.install(|| {
-            while world.time < 4.0 - 1e-9 {
-                let next = world.time + 0.02;
+            while world.clock.time < 4.0 - 1e-9 {
+                let next = world.clock.time + 0.02;
                 world.step_frame(next).unwrap();
             }
         });
-        assert!(world.counts.collisions > 100, "{mode:?}: no impact");
+        assert!(world.stats.counts.collisions > 100, "{mode:?}: no impact");
         if mode == RestingContactMode::Constraints {
-            assert!(world.counts.cluster_resolutions > 0, "no cluster re-solve");
+            assert!(
+                world.stats.counts.cluster_resolutions > 0,
+                "no cluster re-solve"
+            );
         }
     }
 }
@@ -247,24 +251,24 @@ fn the_warm_start_finds_pairs_in_any_order() {
     // Two stacks of three, so the step has pairs both before and after any other.
     let mut world = stacks_on_a_floor("contact_step_max = 0.0025", &[-1.0, 1.0], 3);
     world.no_prepare = true; // the step's contacts below are solved afresh
-    while world.time < 0.5 - 1e-12 {
+    while world.clock.time < 0.5 - 1e-12 {
         world.step_frame(0.5).unwrap();
     }
-    let contacts = world.contact.contacts.clone();
+    let contacts = world.contacts.step.contacts.clone();
     let runs: Vec<&[RestingContact]> = contacts.chunk_by(|x, y| (x.a, x.b) == (y.a, y.b)).collect();
     assert!(runs.len() >= 6, "{} pairs in the step", runs.len());
     assert!(runs
         .windows(2)
         .all(|w| (w[0][0].a, w[0][0].b) < (w[1][0].a, w[1][0].b)));
     let reversed: Vec<RestingContact> = runs.iter().rev().flat_map(|r| r.iter()).copied().collect();
-    let settings = world.step_settings(world.contact_step, 1e-6, 64, 0.25);
+    let settings = world.step_settings(world.clock.contact_step, 1e-6, 64, 0.25);
     let solve = |solver: &mut crate::resting_contact::Solver, contacts: &[RestingContact]| {
         let mut bodies = world.bodies.clone();
         let report = solver.solve(&mut bodies, contacts, &settings, true, |_| {});
         (report.iterations, bodies)
     };
-    let (sorted_sweeps, sorted) = solve(&mut world.contact.solver.clone(), &contacts);
-    let (reversed_sweeps, out_of_order) = solve(&mut world.contact.solver.clone(), &reversed);
+    let (sorted_sweeps, sorted) = solve(&mut world.contacts.step.solver.clone(), &contacts);
+    let (reversed_sweeps, out_of_order) = solve(&mut world.contacts.step.solver.clone(), &reversed);
     let (cold_sweeps, _) = solve(&mut crate::resting_contact::Solver::default(), &contacts);
     eprintln!("sweeps: pair order {sorted_sweeps}, reversed {reversed_sweeps}, cold {cold_sweeps}");
     assert_eq!(sorted_sweeps, reversed_sweeps);
@@ -285,19 +289,23 @@ fn last_axes_are_pruned_to_the_current_pairs() {
     let mut world = World::default();
     let many = 2 * 10 + AXIS_SLACK + 1;
     for k in 0..many as u32 {
-        world.bounds.last_axis.insert((k, k + 1), DVec3::Z);
+        world.pairs.bounds.last_axis.insert((k, k + 1), DVec3::Z);
     }
     let pairs: Vec<(usize, usize)> = (0..10).map(|k| (k, k + 1)).collect();
     world.prune_last_axes(&pairs);
     assert_eq!(world.stored_axes(), 10);
-    assert_eq!(world.counts.pruned_axes, 1);
+    assert_eq!(world.stats.counts.pruned_axes, 1);
     // Within the allowance: nothing is dropped.
     for k in 0..(2 * 10 + AXIS_SLACK - 10) as u32 {
-        world.bounds.last_axis.insert((k + 100, k + 101), DVec3::Z);
+        world
+            .pairs
+            .bounds
+            .last_axis
+            .insert((k + 100, k + 101), DVec3::Z);
     }
     world.prune_last_axes(&pairs);
     assert_eq!(world.stored_axes(), 2 * 10 + AXIS_SLACK);
-    assert_eq!(world.counts.pruned_axes, 1);
+    assert_eq!(world.stats.counts.pruned_axes, 1);
 }
 
 /// A ball falling slowly inside its contact band over a floor: the instant its gap comes down
@@ -325,7 +333,7 @@ mass = 1.0
 "#;
     let scene = crate::scene::parse(text, std::path::Path::new("test.toml")).unwrap();
     let mut world = World::new(&scene).unwrap();
-    world.frame_end = 1.0;
+    world.clock.frame_end = 1.0;
     let (a, b) = (0, 1);
     let eps = world.settings.epsilon;
     let level = 0.5 * eps;
@@ -356,7 +364,7 @@ mass = 1.0
         found.push(t);
     }
     assert!(
-        world.counts.distance_queries < 3 + 3 * 8,
+        world.stats.counts.distance_queries < 3 + 3 * 8,
         "Newton's method converges in a few"
     );
 }
