@@ -12,8 +12,9 @@
 //! ([`World::gather_crossings`]). See `docs/design.md`, Band crossings.
 
 use super::collide::body_proximity;
-use super::World;
+use super::stores::{Scratch, Stores};
 use crate::body::BodyHot;
+use crate::narrow_phase::ContactPoint;
 use crate::toi_bound::DistanceBound;
 
 /// The crossing instant is found to this fraction of the level (a gap within it counts as the
@@ -25,9 +26,9 @@ pub(super) const CROSSING_TOLERANCE: f64 = 1e-6;
 /// that many is handled where it was found.
 const MAX_QUERIES: usize = 24;
 
-impl World {
+impl Stores {
     /// The first instant after `t`, before the step's end, at which pair (a, b), both at `t` and
-    /// just measured at distance `d` into `self.scratch.points`, comes down to `level` (half its band)
+    /// just measured at distance `d` into `s.points`, comes down to `level` (half its band)
     /// while flying its ballistic trajectories, if it does and the pair cannot meet before it
     /// (the conservative bound to contact lies beyond it). `None` if the pair is at the level
     /// already, does not approach, or does not get there within the step: it is handled now,
@@ -39,27 +40,26 @@ impl World {
         d: f64,
         level: f64,
         t: f64,
+        s: &mut Scratch,
     ) -> Option<f64> {
         let tolerance = CROSSING_TOLERANCE * level;
         if d <= level + tolerance {
             return None;
         }
-        let rate = self.gap_rate(a, b, d)?;
+        let rate = self.gap_rate(a, b, d, &s.points)?;
         // The crossing must come before the pair could touch: then nothing is missed between
         // now and then (the gap stays positive, the bound's promise).
-        let limit = (t + self.contact_time(a, b, d, t)).min(self.clock.frame_end);
+        let limit = (t + self.contact_time(a, b, d, t, &s.points)).min(self.clock.frame_end);
         if limit <= t {
             return None;
         }
         let saved = (self.bodies[a].hot(), self.bodies[b].hot());
-        let mut points = std::mem::take(&mut self.scratch.crossing_points);
-        points.clear();
-        points.extend_from_slice(&self.scratch.points);
-        let found = self.find_crossing(a, b, (t, d - level, rate), level, limit, tolerance);
+        // The trials measure into their own buffer: the caller handles the pair now if none
+        // was found, from its points at `t`.
+        let trial = &mut s.crossing_points;
+        let start = (t, d - level, rate);
+        let found = self.find_crossing((a, b), start, level, limit, tolerance, trial);
         self.restore_pair(a, b, &saved);
-        // The caller handles the pair now if none was found, from its points at `t`.
-        std::mem::swap(&mut self.scratch.points, &mut points);
-        self.scratch.crossing_points = points;
         found.filter(|&tc| tc < self.clock.frame_end)
     }
 
@@ -67,12 +67,12 @@ impl World {
     /// by bisection once a trial overshoots the level.
     fn find_crossing(
         &mut self,
-        a: usize,
-        b: usize,
+        (a, b): (usize, usize),
         start: (f64, f64, f64),
         level: f64,
         limit: f64,
         tolerance: f64,
+        trial_points: &mut Vec<ContactPoint>,
     ) -> Option<f64> {
         let (mut lo, mut g_lo, mut rate) = start;
         // The earliest known instant below the level, once one is found.
@@ -90,7 +90,7 @@ impl World {
             if trial <= lo {
                 return None;
             }
-            let g = self.gap_at(a, b, trial, level) - level;
+            let g = self.gap_at(a, b, trial, level, trial_points) - level;
             if g.abs() <= tolerance {
                 return Some(trial);
             }
@@ -101,7 +101,7 @@ impl World {
                 lo = trial;
                 g_lo = g;
                 if hi.is_none() {
-                    rate = self.gap_rate(a, b, g + level)?;
+                    rate = self.gap_rate(a, b, g + level, trial_points)?;
                 }
             } else {
                 hi = Some((trial, g));
@@ -110,13 +110,11 @@ impl World {
         None
     }
 
-    /// The rate at which pair (a, b)'s gap closes at its points in `self.scratch.points` within
-    /// `2 d` (the fastest; negative), if it closes.
-    fn gap_rate(&self, a: usize, b: usize, d: f64) -> Option<f64> {
+    /// The rate at which pair (a, b)'s gap closes at its `points` within `2 d` (the fastest;
+    /// negative), if it closes.
+    fn gap_rate(&self, a: usize, b: usize, d: f64, points: &[ContactPoint]) -> Option<f64> {
         let near = d.max(0.0) * 2.0 + 1e-12;
-        let rate = self
-            .scratch
-            .points
+        let rate = points
             .iter()
             .filter(|p| p.separation <= near)
             .map(|p| self.normal_speed(a, b, p))
@@ -125,30 +123,28 @@ impl World {
     }
 
     /// Pair (a, b)'s gap with both bodies advanced to `t` (from where they are), measured into
-    /// `self.scratch.points` with contact points up to `margin` apart; not recorded as a measurement
-    /// (a trial may lie past the crossing).
-    fn gap_at(&mut self, a: usize, b: usize, t: f64, margin: f64) -> f64 {
+    /// `points` with contact points up to `margin` apart; not recorded as a measurement (a
+    /// trial may lie past the crossing).
+    fn gap_at(
+        &mut self,
+        a: usize,
+        b: usize,
+        t: f64,
+        margin: f64,
+        points: &mut Vec<ContactPoint>,
+    ) -> f64 {
         let gravity = self.settings.gravity;
         self.bodies[a].advance_to(t, gravity);
         self.bodies[b].advance_to(t, gravity);
         self.stats.counts.distance_queries += 1;
-        body_proximity(
-            &self.bodies[a],
-            &self.bodies[b],
-            2.0 * margin,
-            &mut self.scratch.points,
-        )
+        body_proximity(&self.bodies[a], &self.bodies[b], 2.0 * margin, points)
     }
 
     /// The conservative time from `t` before pair (a, b), at distance `d`, can touch (the same
     /// bound [`Self::push_fine`] schedules from).
-    fn contact_time(&self, a: usize, b: usize, d: f64, t: f64) -> f64 {
+    fn contact_time(&self, a: usize, b: usize, d: f64, t: f64, points: &[ContactPoint]) -> f64 {
         if self.bodies[a].convex && self.bodies[b].convex {
-            let n = self
-                .scratch
-                .points
-                .first()
-                .map_or(glam::DVec3::Z, |p| p.normal);
+            let n = points.first().map_or(glam::DVec3::Z, |p| p.normal);
             let extents = self.axis_extents(a, b, n, self.clock.frame_end - t);
             let gap = extents.envelope().gap();
             extents.time_to(gap - d)
@@ -176,16 +172,17 @@ impl World {
         b: usize,
         t: f64,
         seeds: &mut Vec<(usize, usize, u32)>,
+        cand: &mut Vec<u32>,
+        points: &mut Vec<ContactPoint>,
     ) {
         let eps = self.settings.epsilon;
-        let mut cand = std::mem::take(&mut self.scratch.candidates);
         for i in [a, b] {
             if !self.bodies[i].is_awake_dynamic() {
                 continue;
             }
             let bx = self.pairs.boxes[i].grown(eps);
-            self.pairs.grid.query(i, &bx, &self.pairs.boxes, &mut cand);
-            for &j in &cand {
+            self.pairs.grid.query(i, &bx, &self.pairs.boxes, cand);
+            for &j in cand.iter() {
                 let j = j as usize;
                 let (x, y) = (i.min(j), i.max(j));
                 if j == i || (x, y) == (a, b) || !self.pair_matters(x, y) {
@@ -205,8 +202,8 @@ impl World {
                 if self.axis_gap(x, y).is_some_and(|g| g > near) {
                     continue;
                 }
-                let d = self.measure_within(x, y, 2.0 * level);
-                if d > near || self.gap_rate(x, y, d).is_none() {
+                let d = self.measure_within(x, y, 2.0 * level, points);
+                if d > near || self.gap_rate(x, y, d, points).is_none() {
                     continue;
                 }
                 self.hold(x, y, (0, 0));
@@ -220,6 +217,5 @@ impl World {
                 seeds.push((x, y, *tries));
             }
         }
-        self.scratch.candidates = cand;
     }
 }

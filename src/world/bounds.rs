@@ -6,7 +6,9 @@
 use super::contact_band::{BAND_STEP, ZENO_GAP};
 use super::pair_bound::pair_axis_extents;
 use super::pair_bound::{axis_gap, first_bound, pair_band, pair_matters, AxisExtents, FirstBound};
-use super::{SimError, World};
+use super::stores::Stores;
+use crate::narrow_phase::ContactPoint;
+
 use crate::event_heap::{BoundKind, PairEvent};
 use crate::stages;
 use crate::toi_bound::DistanceBound;
@@ -17,7 +19,7 @@ use rustc_hash::FxHashSet;
 /// [`World::prune_last_axes`]).
 pub(super) const AXIS_SLACK: usize = 1024;
 
-impl World {
+impl Stores {
     /// The contact band of pair (a, b): ε_c, or `HELD_BAND`·ε_c while a contact step holds it.
     pub(super) fn band(&self, a: usize, b: usize) -> f64 {
         pair_band(&self.contacts.held.pairs, self.settings.epsilon, a, b)
@@ -114,17 +116,22 @@ impl World {
         }
     }
 
-    /// Pushes a bound for (a, b) from the proximity just measured (`d`, `self.scratch.points`).
-    pub(super) fn push_fine(&mut self, a: usize, b: usize, d: f64, t: f64) {
+    /// Pushes a bound for (a, b) from the proximity just measured (`d`, `points`).
+    pub(super) fn push_fine(
+        &mut self,
+        a: usize,
+        b: usize,
+        d: f64,
+        t: f64,
+        points: &[ContactPoint],
+    ) {
         self.stats.counts.toi_bounds += 1;
         let eps = self.band(a, b);
         let within = d <= eps;
         // A held pair approaching inside its band was just re-solved (or found to need no
         // impulse: its step-mean motion keeps it apart); it is bounded like any other.
         if within && eps >= self.settings.epsilon {
-            let approaching = self
-                .scratch
-                .points
+            let approaching = points
                 .iter()
                 .filter(|p| p.separation <= eps)
                 .any(|p| self.normal_speed(a, b, p) < -1e-12);
@@ -133,7 +140,7 @@ impl World {
                 return;
             }
         }
-        let n = self.scratch.points.first().map_or(DVec3::Z, |p| p.normal);
+        let n = points.first().map_or(DVec3::Z, |p| p.normal);
         let mut lasting = true;
         let dt = if self.bodies[a].convex && self.bodies[b].convex {
             let extents = self.axis_extents(a, b, n, self.clock.frame_end - t);
@@ -211,24 +218,6 @@ impl World {
         let ev = self.pairs.bounds.earlier.remove(&(a as u32, b as u32))?;
         (ev.version_a == self.bodies[a].version && ev.version_b == self.bodies[b].version)
             .then_some(ev)
-    }
-
-    /// Seeds the heap for step [t0, t1] (every body at t0): swept boxes and broad phase on the
-    /// host or through the data-parallel stages, then each pair's bound. A pair whose bodies
-    /// kept their trajectories since an earlier step keeps that step's bound (still a valid
-    /// lower bound); only the others are bounded afresh.
-    pub(super) fn seed_step(&mut self, t0: f64, t1: f64) -> Result<(), SimError> {
-        self.begin_seeding();
-        if self.stages.is_some() {
-            self.seed_frame_with_stages(t0, t1)?;
-        } else {
-            let pairs = self.collect_pairs(t1 - t0);
-            self.stats.counts.broad_phase_pairs += pairs.len() as u64;
-            self.note_islands(&pairs);
-            self.seed_pairs(&pairs, None, t0);
-        }
-        self.pairs.bounds.earlier.clear();
-        Ok(())
     }
 
     /// Starts seeding a step: last step's kept bounds become the ones to draw from.

@@ -2,12 +2,13 @@
 //! per-vertex bound's vertices, and the check that no two bodies overlap at the start.
 
 use super::settings::Settings;
+use super::stores::Stores;
 use super::{Counts, World};
 use crate::body::{Body, Motion};
 use crate::mass_properties::{
     compound_mass_properties, mass_properties, principal_axes, MassProperties, PartMass,
 };
-use crate::narrow_phase::{box_corners, Collider, Pose};
+use crate::narrow_phase::{box_corners, Collider, ContactPoint, Pose};
 use crate::scene::{InertiaSpec, MassSpec, Scene, SceneError};
 use crate::shape::Shape;
 use glam::{DMat3, DQuat, DVec3};
@@ -204,33 +205,47 @@ impl World {
             body.refresh_bounds();
             bodies.push(body);
         }
+        let joints = crate::joints::Joints::new(&scene.joints, &bodies);
+        let mut settings = Settings::new(&scene.world, materials);
+        if !joints.is_empty() {
+            // A collision's impulse moves its whole articulation, which an island's stores
+            // do not hold: jointed worlds run one event loop (same results, fewer threads).
+            settings.parallel_islands = false;
+        }
         let mut world = World {
-            bodies,
-            settings: Settings::new(&scene.world, materials),
-            stepper: super::Stepper::new(scene.world.method),
-            clock: super::stores::Clock {
-                contact_step: scene.world.contact_step,
-                ..Default::default()
+            stores: Stores {
+                bodies,
+                settings,
+                joints,
+                clock: super::stores::Clock {
+                    contact_step: scene.world.contact_step,
+                    ..Default::default()
+                },
+                // Time 0, empty heap, grid and buffers.
+                ..Stores::default()
             },
-            // Time 0, empty heap, grid and buffers, no stages.
+            stepper: super::Stepper::new(scene.world.method),
+            // No stages, empty buffers.
             ..World::default()
         };
-        world.joints = crate::joints::Joints::new(&scene.joints, &world.bodies);
-        if !world.joints.is_empty() {
-            // A collision's impulse moves its whole articulation, which an island's world
-            // does not hold: jointed worlds run one event loop (same results, fewer threads).
-            world.settings.parallel_islands = false;
-        }
-        world.check_initial_overlaps(scene)?;
+        world
+            .stores
+            .check_initial_overlaps(scene, &mut world.scratch.points)?;
         Ok(world)
     }
+}
 
+impl Stores {
     /// Reports the first pair of bodies that overlap at t = 0, by name.
-    pub(super) fn check_initial_overlaps(&mut self, scene: &Scene) -> Result<(), SceneError> {
+    pub(super) fn check_initial_overlaps(
+        &mut self,
+        scene: &Scene,
+        points: &mut Vec<ContactPoint>,
+    ) -> Result<(), SceneError> {
         let pairs = self.collect_pairs(0.0);
         let mut overlaps = Vec::new();
         for (a, b) in pairs {
-            let d = self.measure(a, b);
+            let d = self.measure(a, b, points);
             if d < -1e-9 {
                 overlaps.push(format!(
                     "\"{}\" and \"{}\" overlap by {:.3e} m",

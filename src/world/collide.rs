@@ -2,7 +2,8 @@
 //! frictional impulses, microcollisions, several points at once) and the re-bounding of every
 //! pair whose bodies an impulse changed.
 
-use super::{EventKind, SimError, World};
+use super::stores::{Rebound, Response, Scratch, Stores};
+use super::{EventKind, SimError};
 use crate::body::{Body, Motion};
 use crate::collision_impulse::{
     collision_frame, collision_impulse, collision_matrix, ContactLaw, ImpulseKind,
@@ -21,7 +22,7 @@ pub(super) fn body_proximity(a: &Body, b: &Body, margin: f64, out: &mut Vec<Cont
     proximity(&a.collider, &a.pose(), &b.collider, &b.pose(), margin, out)
 }
 
-impl World {
+impl Stores {
     /// Handles a popped, current entry of kind `kind`: both bodies are at `t`.
     pub(super) fn process_pair(
         &mut self,
@@ -29,13 +30,13 @@ impl World {
         b: usize,
         t: f64,
         kind: BoundKind,
+        s: &mut Scratch,
     ) -> Result<(), SimError> {
-        let d = self.measure(a, b);
+        let d = self.measure(a, b, &mut s.points);
         let eps = self.band(a, b);
         if d <= eps && (self.bodies[a].asleep || self.bodies[b].asleep) {
             // An impact faster than a microcollision train wakes the sleeper (§4.2).
-            let approach = self
-                .scratch
+            let approach = s
                 .points
                 .iter()
                 .filter(|p| p.separation <= eps)
@@ -48,7 +49,7 @@ impl World {
             if approach > self.settings.wake_speed || pushed {
                 for i in [a, b] {
                     if self.bodies[i].asleep {
-                        self.wake_up(i, t);
+                        self.wake_up(i, t, s);
                     }
                 }
             }
@@ -58,43 +59,43 @@ impl World {
             // Entering the band slower than an impact: handled when the gap is half the band, an
             // instant of the trajectories, not of the bound's history (`band_crossing`). An
             // impact's impulse depends on the velocities alone; a resting solve also on the gap.
-            if !crossing && eps >= self.settings.epsilon && !self.is_impact(a, b, eps) {
-                if let Some(tc) = self.band_crossing(a, b, d, 0.5 * eps, t) {
+            if !crossing && eps >= self.settings.epsilon && !self.is_impact(a, b, eps, &s.points) {
+                if let Some(tc) = self.band_crossing(a, b, d, 0.5 * eps, t, s) {
                     self.stats.counts.band_crossings += 1;
                     self.push(a, b, tc, BoundKind::Crossing);
                     return Ok(());
                 }
             }
-            if self.resolve_held(a, b, t, crossing) {
+            if self.resolve_held(a, b, t, crossing, s) {
                 for i in [a, b] {
                     if !self.bodies[i].is_finite() {
                         return Err(self.non_finite(i, t));
                     }
                 }
             } else {
-                self.push_fine(a, b, d, t);
+                self.push_fine(a, b, d, t, &s.points);
             }
             return Ok(());
         }
-        if d <= eps && self.is_impact(a, b, eps) {
+        if d <= eps && self.is_impact(a, b, eps, &s.points) {
             // An impact, with every other at this instant that shares its bodies.
-            let mut moved = std::mem::take(&mut self.scratch.impact_moved);
+            let moved = &mut s.impact_moved;
             moved.clear();
-            self.resolve_impacts(a, b, t, &mut moved);
+            let (set, response) = (&mut s.impacts, &mut s.response);
+            self.resolve_impacts((a, b), t, moved, set, &mut s.points, response);
             if let Some(&i) = moved.iter().find(|&&i| !self.bodies[i].is_finite()) {
                 return Err(self.non_finite(i, t));
             }
-            self.rebound_after_change(a, b, t, &moved);
-            self.scratch.impact_moved = moved;
-        } else if d <= eps && self.resolve_contacts(a, b, eps) {
+            self.rebound_after_change(a, b, t, moved, &mut s.points, &mut s.rebound);
+        } else if d <= eps && self.resolve_contacts(a, b, eps, &mut s.points, &mut s.response) {
             for i in [a, b] {
                 if !self.bodies[i].is_finite() {
                     return Err(self.non_finite(i, t));
                 }
             }
-            self.rebound_after_change(a, b, t, &[]);
+            self.rebound_after_change(a, b, t, &[], &mut s.points, &mut s.rebound);
         } else {
-            self.push_fine(a, b, d, t);
+            self.push_fine(a, b, d, t, &s.points);
         }
         Ok(())
     }
@@ -106,7 +107,7 @@ impl World {
         u.dot(p.normal)
     }
 
-    /// Applies collision impulses at the approaching contact points of `self.scratch.points`, until none
+    /// Applies collision impulses at the approaching contact points of `s.points`, until none
     /// approaches. Returns true if any impulse was applied.
     ///
     /// When several manifold points approach at once (a face or an edge landing or resting), the
@@ -115,7 +116,14 @@ impl World {
     /// and tangential motion through the rotation terms of `M`, so the velocity-reversing
     /// microcollision impulse leaves the friction cone and a block on a slope creeps. Any point
     /// still approaching afterwards is then resolved on its own, most approaching first.
-    pub(super) fn resolve_contacts(&mut self, a: usize, b: usize, eps: f64) -> bool {
+    pub(super) fn resolve_contacts(
+        &mut self,
+        a: usize,
+        b: usize,
+        eps: f64,
+        points: &mut Vec<ContactPoint>,
+        s: &mut Response,
+    ) -> bool {
         let material = self
             .settings
             .materials
@@ -125,11 +133,10 @@ impl World {
             restitution: material.restitution,
             micro_speed: self.settings.micro_speed,
         };
-        let mut points = std::mem::take(&mut self.scratch.points);
         points.retain(|p| p.separation <= eps);
         let mut any = false;
         let (mut sum, mut normal, mut count, mut all_micro) = (DVec3::ZERO, DVec3::ZERO, 0, true);
-        for p in &points {
+        for p in points.iter() {
             let un = self.normal_speed(a, b, p);
             if un < -1e-12 {
                 sum += p.position;
@@ -139,14 +146,14 @@ impl World {
             }
         }
         if count >= 2 && all_micro {
-            any |= self.simultaneous_microcollision(a, b, &points, &law);
+            any |= self.simultaneous_microcollision(a, b, points, &law, &mut s.micro_rows);
         } else if count >= 2 && normal.length() > 1e-9 {
             let centroid = ContactPoint {
                 position: sum / count as f64,
                 separation: 0.0,
                 normal: normal.normalize(),
             };
-            any |= self.apply_collision(a, b, &centroid, &law);
+            any |= self.apply_collision(a, b, &centroid, &law, &mut s.joint_saved);
         }
         let cap = 8 * points.len().max(1);
         for iteration in 0..=cap {
@@ -164,12 +171,11 @@ impl World {
                 self.stats.counts.unresolved_contacts += 1;
                 break;
             }
-            if !self.apply_collision(a, b, &points[k], &law) {
+            if !self.apply_collision(a, b, &points[k], &law, &mut s.joint_saved) {
                 break;
             }
             any = true;
         }
-        self.scratch.points = points;
         if any {
             for i in [a, b] {
                 self.bodies[i].refresh_bounds();
@@ -192,6 +198,7 @@ impl World {
         b: usize,
         points: &[ContactPoint],
         law: &ContactLaw,
+        active: &mut Vec<MicroRow>,
     ) -> bool {
         const ITERATIONS: usize = 24;
         let saved = [
@@ -199,11 +206,10 @@ impl World {
             (self.bodies[b].velocity, self.bodies[b].angular_velocity),
         ];
         let energy_before = self.bodies[a].kinetic_energy() + self.bodies[b].kinetic_energy();
-        let rel = |w: &World, p: &ContactPoint| {
+        let rel = |w: &Stores, p: &ContactPoint| {
             w.bodies[a].point_velocity(p.position) - w.bodies[b].point_velocity(p.position)
         };
         // A reusable buffer: no allocation in the event loop.
-        let mut active = std::mem::take(&mut self.scratch.micro_rows);
         active.clear();
         for p in points {
             let u = rel(self, p);
@@ -241,7 +247,6 @@ impl World {
         // Written so that a NaN energy also counts as a gain and falls back.
         let kept = energy_after <= energy_before * (1.0 + 1e-9) + 1e-15;
         let first_normal = active.first().map(|r| r.0.normal);
-        self.scratch.micro_rows = active;
         if !kept {
             (self.bodies[a].velocity, self.bodies[a].angular_velocity) = saved[0];
             (self.bodies[b].velocity, self.bodies[b].angular_velocity) = saved[1];
@@ -249,13 +254,11 @@ impl World {
         }
         self.stats.counts.microcollisions += 1;
         if self.settings.record_events {
-            let rows = std::mem::take(&mut self.scratch.micro_rows);
-            for (p, target, _, impulse) in &rows {
+            for (p, target, _, impulse) in active.iter() {
                 let vn_before = -target.dot(p.normal);
                 let kind = EventKind::Microcollision;
                 self.log_impulse(kind, (a, b), p.position, p.normal, *impulse, vn_before);
             }
-            self.scratch.micro_rows = rows;
         }
         if let Some(n) = first_normal {
             self.note_support(a, b, n);
@@ -271,10 +274,11 @@ impl World {
         b: usize,
         p: &ContactPoint,
         law: &ContactLaw,
+        joint_saved: &mut Vec<(usize, DVec3, DVec3)>,
     ) -> bool {
         // A jointed body answers as its articulation (Mirtich 1996 §4.1).
         let t = self.bodies[a].time.max(self.bodies[b].time);
-        let articulated = self.articulated_matrix((a, b), p.position, t);
+        let articulated = self.articulated_matrix((a, b), p.position, t, joint_saved);
         let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
         let (ra, rb) = (p.position - ba.position, p.position - bb.position);
         let k_world = articulated.unwrap_or_else(|| {
@@ -322,8 +326,16 @@ impl World {
     /// After a and b changed velocity at time t, and the bodies of `also` (ascending, perhaps
     /// including a or b) with them: new versions, new swept boxes, and new bounds for every
     /// pair whose boxes now overlap.
-    pub(super) fn rebound_after_change(&mut self, a: usize, b: usize, t: f64, also: &[usize]) {
-        let mut changed = std::mem::take(&mut self.scratch.changed_bodies);
+    pub(super) fn rebound_after_change(
+        &mut self,
+        a: usize,
+        b: usize,
+        t: f64,
+        also: &[usize],
+        points: &mut Vec<ContactPoint>,
+        s: &mut Rebound,
+    ) {
+        let changed = &mut s.changed;
         changed.clear();
         changed.extend(
             [a, b]
@@ -333,33 +345,31 @@ impl World {
         );
         changed.sort_unstable();
         changed.dedup();
-        self.project_joints_of(&mut changed, t);
-        self.renew_boxes(&changed, t);
+        self.project_joints_of(changed, t);
+        self.renew_boxes(changed, t);
         // The colliding pair itself: positions are unchanged, so re-measure is cheap and exact.
-        let d = self.measure(a, b);
-        self.push_fine(a, b, d, t);
-        self.bound_neighbours(&changed, t, Some((a, b)));
-        self.scratch.changed_bodies = changed;
+        let d = self.measure(a, b, points);
+        self.push_fine(a, b, d, t, points);
+        self.bound_neighbours(changed, t, Some((a, b)), &mut s.candidates);
     }
 
     /// After the bodies `changed` (ascending) changed velocity at time `t`: new versions, new
     /// swept boxes, and coarse bounds for every pair their boxes now overlap. All versions are
     /// bumped first, so a pair of two changed bodies is bounded once, with both new
     /// trajectories (bounding it from each side would leave the first entry stale at once).
-    pub(super) fn rebound_bodies(&mut self, changed: &[usize], t: f64) {
+    pub(super) fn rebound_bodies(&mut self, changed: &[usize], t: f64, s: &mut Rebound) {
         if self.joints.is_empty() {
             self.renew_boxes(changed, t);
-            self.bound_neighbours(changed, t, None);
+            self.bound_neighbours(changed, t, None, &mut s.candidates);
             return;
         }
         // A reusable buffer: no allocation in the event loop once grown.
-        let mut all = std::mem::take(&mut self.scratch.changed_bodies);
+        let all = &mut s.changed;
         all.clear();
         all.extend_from_slice(changed);
-        self.project_joints_of(&mut all, t);
-        self.renew_boxes(&all, t);
-        self.bound_neighbours(&all, t, None);
-        self.scratch.changed_bodies = all;
+        self.project_joints_of(all, t);
+        self.renew_boxes(all, t);
+        self.bound_neighbours(all, t, None, &mut s.candidates);
     }
 
     /// New versions and swept boxes (from `t` to the step's end) for the awake dynamic bodies
@@ -382,16 +392,16 @@ impl World {
         changed: &[usize],
         t: f64,
         except: Option<(usize, usize)>,
+        cand: &mut Vec<u32>,
     ) {
         debug_assert!(changed.windows(2).all(|w| w[0] < w[1]));
-        let mut cand = std::mem::take(&mut self.scratch.candidates);
         for (k, &i) in changed.iter().enumerate() {
             if !self.bodies[i].is_awake_dynamic() {
                 continue;
             }
             let bx = self.pairs.boxes[i];
-            self.pairs.grid.query(i, &bx, &self.pairs.boxes, &mut cand);
-            for &j in &cand {
+            self.pairs.grid.query(i, &bx, &self.pairs.boxes, cand);
+            for &j in cand.iter() {
                 let j = j as usize;
                 let pair = (i.min(j), i.max(j));
                 // A pair with a changed body met earlier was bounded from that body's side.
@@ -403,24 +413,25 @@ impl World {
                 }
             }
         }
-        self.scratch.candidates = cand;
     }
 
-    /// True proximity of a pair at the bodies' current states; fills `self.scratch.points`.
-    pub(super) fn measure(&mut self, a: usize, b: usize) -> f64 {
-        self.measure_within(a, b, self.settings.epsilon)
+    /// True proximity of a pair at the bodies' current states; its contact points go into
+    /// `points`.
+    pub(super) fn measure(&mut self, a: usize, b: usize, points: &mut Vec<ContactPoint>) -> f64 {
+        self.measure_within(a, b, self.settings.epsilon, points)
     }
 
     /// True proximity of a pair at the bodies' current states, with the contact points up to
-    /// `margin` apart in `self.scratch.points`; records the largest penetration seen.
-    pub(super) fn measure_within(&mut self, a: usize, b: usize, margin: f64) -> f64 {
-        let d = body_proximity(
-            &self.bodies[a],
-            &self.bodies[b],
-            margin,
-            &mut self.scratch.points,
-        );
-        let normal = self.scratch.points.first().map(|p| p.normal);
+    /// `margin` apart in `points`; records the largest penetration seen.
+    pub(super) fn measure_within(
+        &mut self,
+        a: usize,
+        b: usize,
+        margin: f64,
+        points: &mut Vec<ContactPoint>,
+    ) -> f64 {
+        let d = body_proximity(&self.bodies[a], &self.bodies[b], margin, points);
+        let normal = points.first().map(|p| p.normal);
         self.note_measured(a, b, d, normal);
         d
     }

@@ -6,7 +6,8 @@
 use super::collide::body_proximity;
 use super::contact_band::{RESTING_MARGIN, RESTING_TARGET};
 use super::pair_bound::axis_gap;
-use super::{EventKind, World};
+use super::stores::{Scratch, Stores};
+use super::EventKind;
 use crate::body::Body;
 use crate::narrow_phase::ContactPoint;
 use crate::resting_contact::{tracked_contacts, RestingContact, StepSettings, TrackedPoint};
@@ -26,13 +27,13 @@ pub(super) const MIN_RESTING_RESTITUTION: f64 = 0.1;
 /// Pairs per parallel task when the contact step measures its candidate pairs.
 pub(super) const MEASURE_CHUNK: usize = 64;
 
-impl World {
+impl Stores {
     /// The contact step (every body at its start): finds the contact points that are resting
     /// (within `RESTING_MARGIN`·ε_c, approaching slower than the microcollision speed plus what
     /// gravity adds over `h`), solves them together as constraints over the step
     /// ([`crate::resting_contact`]) and marks their pairs as held, so the event machinery only
     /// steps in for them within `HELD_BAND`·ε_c.
-    pub(super) fn resting_contact_step(&mut self, h: f64) {
+    pub(super) fn resting_contact_step(&mut self, h: f64, s: &mut Scratch) {
         std::mem::swap(
             &mut self.contacts.held.pairs,
             &mut self.contacts.held.previous_pairs,
@@ -60,7 +61,7 @@ impl World {
             let (min, max) = b.collider.aabb(&b.pose());
             self.pairs.boxes.push(Aabb { min, max }.grown(margin));
         }
-        let mut pairs = std::mem::take(&mut self.scratch.step_pairs);
+        let mut pairs = std::mem::take(&mut s.step_pairs);
         self.pairs_of_boxes(Body::is_awake_dynamic, |_, _| true, &mut pairs);
         if !self.joints.is_empty() {
             pairs.retain(|&(a, b)| !self.joints.joined(a, b));
@@ -122,7 +123,7 @@ impl World {
                 }
             }
         }
-        self.scratch.step_pairs = pairs;
+        s.step_pairs = pairs;
         if self.contacts.step.contacts.is_empty() {
             return;
         }
@@ -138,7 +139,7 @@ impl World {
             .max(1);
         let mut settings = self.step_settings(h, 1e-6, self.settings.contact_sweeps * per, 0.25);
         settings.shock_iterations = self.settings.shock_sweeps * per;
-        let mut pushed = std::mem::take(&mut self.scratch.pushed);
+        let mut pushed = std::mem::take(&mut s.pushed);
         pushed.clear();
         // The event log's velocities before the solve (only when it records).
         let before: Vec<(DVec3, DVec3)> = match self.settings.record_events {
@@ -166,10 +167,10 @@ impl World {
         if self.settings.record_events {
             self.log_contact_impulses(EventKind::Resting, &pushed, |i| before.get(i).copied());
         }
-        self.scratch.pushed = pushed;
+        s.pushed = pushed;
         // Every body of the step's contacts has a new trajectory: a new version (its bounds
         // are stale) and a new spin bound, once per body.
-        let mut touched = std::mem::take(&mut self.scratch.woken);
+        let mut touched = std::mem::take(&mut s.woken);
         touched.clear();
         touched.extend(
             self.contacts
@@ -184,7 +185,7 @@ impl World {
             self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
             self.bodies[i].refresh_bounds();
         }
-        self.scratch.woken = touched;
+        s.woken = touched;
     }
 
     /// Proximity of every pair in `pairs` (bodies at their current states), `margin` as for

@@ -2,6 +2,7 @@
 //! Mirtich's proposed picture of the forces (Mirtich 1996 §6) and an audit trail of every
 //! collision response. Off by default; when off, nothing is computed or stored.
 
+use super::stores::Stores;
 use super::World;
 use crate::resting_contact::ContactImpulse;
 use glam::DVec3;
@@ -65,19 +66,22 @@ impl World {
     /// Records every impulse from now on (see [`World::take_events`]). Island worlds inherit
     /// it through the settings.
     pub fn record_events(&mut self, on: bool) {
-        self.settings.record_events = on;
+        self.stores.settings.record_events = on;
     }
 
     /// Moves the impulses recorded since the last call into `out` (appended), in time order;
     /// impulses at one instant are ordered by their pair, then as applied, so the log is the
     /// same whether a step ran as one event loop or on threads, one group of islands each.
     pub fn take_events(&mut self, out: &mut Vec<ImpulseEvent>) {
-        self.stats
+        self.stores
+            .stats
             .event_log
             .sort_by(|x, y| x.t.total_cmp(&y.t).then((x.a, x.b).cmp(&(y.a, y.b))));
-        out.append(&mut self.stats.event_log);
+        out.append(&mut self.stores.stats.event_log);
     }
+}
 
+impl Stores {
     /// The time of an impulse between a and b: the later of their clocks (a fixed body's
     /// clock is never advanced).
     fn impulse_time(&self, a: usize, b: usize) -> f64 {

@@ -5,7 +5,9 @@
 //! Clusters.
 
 use super::contact_band::{HELD_BAND, RESTING_MARGIN};
-use super::{EventKind, World};
+use super::stores::{ClusterScratch, Near, Rebound, Ring, Scratch, Stores};
+use super::EventKind;
+use crate::narrow_phase::ContactPoint;
 use crate::resting_contact::{tracked_contacts, RestingContact, StepSettings};
 
 /// Most mid-step re-solves of one held pair in one contact step (see `World::resolve_held`).
@@ -26,7 +28,7 @@ pub(super) const MAX_LOCAL_PAIRS: usize = 256;
 /// than that goes on through the event loop, as every cascade did before clusters.
 pub(super) const MAX_CLUSTER_ROUNDS: usize = 16;
 
-impl World {
+impl Stores {
     /// A held pair that came within `HELD_BAND`·ε_c after all at time `t` (its step's
     /// prediction missed: a new feature, a spin, an unconverged pile, or a collision nearby that
     /// pushed a body into its neighbours). A point approaching faster than a resting contact is
@@ -37,7 +39,14 @@ impl World {
     /// wedged between two neighbours from one into the other and back, and reversing the tiny
     /// approach speed (a microcollision) would leave the pair at the band's edge, caught again
     /// and again. Re-bounds every body whose velocity changed; returns true if any did.
-    pub(super) fn resolve_held(&mut self, a: usize, b: usize, t: f64, crossing: bool) -> bool {
+    pub(super) fn resolve_held(
+        &mut self,
+        a: usize,
+        b: usize,
+        t: f64,
+        crossing: bool,
+        s: &mut Scratch,
+    ) -> bool {
         let eps = self.settings.epsilon;
         let band = self.band(a, b);
         let h = self.clock.contact_step;
@@ -46,29 +55,34 @@ impl World {
             .materials
             .pair(self.bodies[a].material, self.bodies[b].material);
         let resting_speed = self.resting_speed(material.restitution, h);
-        if self.is_impact(a, b, band) {
+        if self.is_impact(a, b, band, &s.points) {
             // An impact, with every other at this instant that shares its bodies.
-            let mut moved = std::mem::take(&mut self.scratch.impact_moved);
+            let moved = &mut s.impact_moved;
             moved.clear();
-            let any = self.resolve_impacts(a, b, t, &mut moved);
+            let (set, response) = (&mut s.impacts, &mut s.response);
+            let any = self.resolve_impacts((a, b), t, moved, set, &mut s.points, response);
             if any {
-                self.rebound_after_collision(a, b, t, &moved);
+                self.rebound_after_collision(
+                    (a, b),
+                    t,
+                    moved,
+                    (&mut s.cluster, &mut s.points, &mut s.rebound),
+                );
             }
-            self.scratch.impact_moved = moved;
             return any;
         }
-        if self.fast_point(a, b, band, resting_speed) {
+        if self.fast_point(a, b, band, resting_speed, &s.points) {
             // A collision too slow for an impact set: resolved on its own.
-            return self.collide_alone(a, b, band, t);
+            return self.collide_alone(a, b, band, t, s);
         }
         if (self.bodies[a].path.is_some() || self.bodies[b].path.is_some())
-            && self.fast_point(a, b, band, 1e-12)
+            && self.fast_point(a, b, band, 1e-12, &s.points)
         {
             // A fixture on a path does not follow the step's parabola: a contact whose
             // prediction holds at the step's end may still dip into the body mid-step (a
             // plate shaken at 20 g sank parts 1.1 ε_c that way), so an approach inside the
             // band meets the collision rule now (docs/design.md, Prescribed motion).
-            return self.collide_alone(a, b, band, t);
+            return self.collide_alone(a, b, band, t, s);
         }
         // A contact that came to rest during the step is held from now on, as if the step had
         // started with it.
@@ -78,7 +92,7 @@ impl World {
         let settings = self.resolve_settings();
         // Nothing to do if the pair's own step-mean motion keeps it apart: it is then bounded
         // like any other pair (this also ends any chain of re-solves).
-        if !self.needs_resolve(a, b, material.friction, &settings) {
+        if !self.needs_resolve(a, b, material.friction, &settings, &s.points) {
             return false;
         }
         // A pile the local solve cannot settle (it would be solved again at once, forever) gets
@@ -95,50 +109,49 @@ impl World {
             *tries
         };
         if tries > MAX_RESOLVES {
-            return self.collide_alone(a, b, band, t);
+            return self.collide_alone(a, b, band, t, s);
         }
         // A cascade at one instant is resolved here, as one cluster (`resolve_cluster`), and
         // its bodies re-bounded once at its end.
-        let mut seeds = std::mem::take(&mut self.contacts.cluster.seeds);
-        seeds.clear();
-        seeds.push((a, b, tries));
+        let c = &mut s.cluster;
+        c.seeds.clear();
+        c.seeds.push((a, b, tries));
         if crossing {
             // The pairs of its bodies at their own crossing now are handled with it.
-            self.gather_crossings(a, b, t, &mut seeds);
+            let (cand, points) = (&mut s.rebound.candidates, &mut s.points);
+            self.gather_crossings(a, b, t, &mut c.seeds, cand, points);
         }
-        self.contacts.cluster.seeds = seeds;
-        let mut moved = std::mem::take(&mut self.contacts.cluster.moved);
+        let moved = &mut c.moved;
         moved.clear();
-        let rounds = self.resolve_cluster(t, &settings, &mut moved);
+        let rounds = self.resolve_cluster(t, &settings, &mut c.seeds, moved, &mut c.ring);
         // The first round is this pair's own re-solve; the others were cascade links.
         self.stats.counts.cluster_resolutions += rounds.saturating_sub(1) as u64;
         let any = !moved.is_empty();
         if any {
             moved.sort_unstable();
             moved.dedup();
-            for &i in &moved {
+            for &i in moved.iter() {
                 self.bodies[i].refresh_bounds();
             }
-            self.rebound_bodies(&moved, t);
+            self.rebound_bodies(moved, t, &mut s.rebound);
             if moved.binary_search(&a).is_err() && moved.binary_search(&b).is_err() {
                 // The cluster moved only other bodies, so `rebound_bodies` bounded none of
                 // (a, b)'s pairs, and the entry just popped was this pair's only one: without a
                 // new bound it would go unwatched until the step's end (docs/design.md,
                 // Clusters).
-                let d = self.measure(a, b);
-                self.push_fine(a, b, d, t);
+                let d = self.measure(a, b, &mut s.points);
+                self.push_fine(a, b, d, t, &s.points);
             }
         }
-        self.contacts.cluster.moved = moved;
         if !any {
-            // The caller bounds (a, b) from `self.scratch.points`, which now hold the last neighbour
-            // measured: measure (a, b) again (same states, same points as before).
-            self.measure(a, b);
+            // The caller bounds (a, b) from `s.points`, which the crossings gathered may have
+            // overwritten: measure (a, b) again (same states, same points as before).
+            self.measure(a, b, &mut s.points);
         }
         any
     }
 
-    /// Local re-solves at `t` from the seed pairs in `cluster_seeds`, as one cluster: the
+    /// Local re-solves at `t` from the seed pairs in `seeds`, as one cluster: the
     /// seeds' rings are solved together ([`Self::solve_rings`]), then the held pairs that
     /// solve pushed and the event loop would re-solve at this same instant
     /// ([`Self::pushed_held_pairs`]) are the next round's seeds, until a round pushes none (or
@@ -156,28 +169,27 @@ impl World {
         &mut self,
         t: f64,
         settings: &StepSettings,
+        seeds: &mut Vec<(usize, usize, u32)>,
         moved: &mut Vec<usize>,
+        ring: &mut Ring,
     ) -> usize {
-        let mut seeds = std::mem::take(&mut self.contacts.cluster.seeds);
         let mut rounds = 0;
         for round in 0..MAX_CLUSTER_ROUNDS {
             if seeds.is_empty() {
                 break;
             }
             let from = moved.len();
-            if self.solve_rings(&seeds, t, settings, moved) == 0 {
+            if self.solve_rings(seeds, t, settings, moved, ring) == 0 {
                 break;
             }
             rounds += 1;
             if round + 1 == MAX_CLUSTER_ROUNDS {
                 break;
             }
-            let ring = std::mem::take(&mut self.contacts.cluster.ring_pairs);
-            self.pushed_held_pairs(&moved[from..], &ring, t, settings, &mut seeds);
-            self.contacts.cluster.ring_pairs = ring;
+            let (pairs, near) = (&ring.pairs, &mut ring.near);
+            self.pushed_held_pairs(&moved[from..], pairs, t, settings, seeds, near);
         }
         seeds.clear();
-        self.contacts.cluster.seeds = seeds;
         rounds
     }
 
@@ -186,7 +198,7 @@ impl World {
     /// and on each further try of that seed one ring more (a wedge the first ring cannot settle
     /// pushes into the next). Only moving bodies pass an impulse on: the rings stop at fixed and
     /// sleeping bodies, which may hold hundreds of pairs that the solve cannot change. Leaves
-    /// the solved pairs in `local_pairs`, appends the bodies whose velocity changed to `moved`
+    /// the solved pairs in `ring.pairs`, appends the bodies whose velocity changed to `moved`
     /// and returns how many there are. Re-bounds nothing.
     pub(super) fn solve_rings(
         &mut self,
@@ -194,16 +206,24 @@ impl World {
         t: f64,
         settings: &StepSettings,
         moved: &mut Vec<usize>,
+        ring: &mut Ring,
     ) -> usize {
         let eps = self.settings.epsilon;
-        let mut pairs = std::mem::take(&mut self.contacts.cluster.ring_pairs);
+        let Ring {
+            pairs,
+            listed,
+            frontier,
+            next,
+            contacts,
+            before,
+            pushed,
+            points,
+            ..
+        } = ring;
         pairs.clear();
         // Which pairs are in already: a set beside the list, whose order is the solve's (a
         // linear search of up to `MAX_LOCAL_PAIRS` pairs per visit is too slow).
-        let mut listed = std::mem::take(&mut self.contacts.cluster.ring_set);
         listed.clear();
-        let mut frontier = std::mem::take(&mut self.scratch.wake_stack);
-        let mut next = std::mem::take(&mut self.contacts.cluster.ring_bodies);
         for &(a, b, tries) in seeds {
             if pairs.len() < MAX_LOCAL_PAIRS && listed.insert((a, b)) {
                 pairs.push((a, b));
@@ -216,7 +236,7 @@ impl World {
             );
             for _ in 0..tries {
                 next.clear();
-                for &i in &frontier {
+                for &i in frontier.iter() {
                     for &(x, y) in &self.contacts.held.by_body[i] {
                         let (x, y) = (x as usize, y as usize);
                         if pairs.len() < MAX_LOCAL_PAIRS && listed.insert((x, y)) {
@@ -228,16 +248,13 @@ impl World {
                         }
                     }
                 }
-                std::mem::swap(&mut frontier, &mut next);
+                // The next ring's bodies become the frontier (a double buffer).
+                std::mem::swap(frontier, next);
             }
         }
-        self.scratch.wake_stack = frontier;
-        self.contacts.cluster.ring_bodies = next;
-        self.contacts.cluster.ring_set = listed;
-        let mut contacts = std::mem::take(&mut self.contacts.cluster.contacts);
         contacts.clear();
         let margin = RESTING_MARGIN * eps;
-        for &(x, y) in &pairs {
+        for &(x, y) in pairs.iter() {
             self.bodies[x].advance_to(t, self.settings.gravity);
             self.bodies[y].advance_to(t, self.settings.gravity);
             // The ring's pairs held since the step's start are taken from their tracked points
@@ -254,28 +271,21 @@ impl World {
             let seed = seeds.iter().any(|&(a, b, _)| (a, b) == (x, y));
             let tracked = match self.contacts.held.pairs.get(&(x as u32, y as u32)) {
                 Some(&(from, to)) if !seed && from < to => {
-                    self.scratch.points.clear();
+                    points.clear();
                     let range = &self.contacts.held.points[from as usize..to as usize];
-                    tracked_contacts(range, bx, by, TRACKED_SLIDE * eps, &mut self.scratch.points)
-                        .is_some()
+                    tracked_contacts(range, bx, by, TRACKED_SLIDE * eps, points).is_some()
                 }
                 _ => false,
             };
             if tracked {
                 self.stats.counts.tracked_pairs += 1;
             } else {
-                self.measure_within(x, y, margin);
+                self.measure_within(x, y, margin, points);
             }
-            for p in self
-                .scratch
-                .points
-                .iter()
-                .filter(|p| p.separation <= margin)
-            {
+            for p in points.iter().filter(|p| p.separation <= margin) {
                 contacts.push(RestingContact::at(x, y, p, friction));
             }
         }
-        let mut before = std::mem::take(&mut self.contacts.cluster.velocities_before);
         before.clear();
         // Each body once, in order of first appearance, marked by this solve's stamp.
         self.contacts.cluster.ring_stamp = self.contacts.cluster.ring_stamp.wrapping_add(1);
@@ -287,7 +297,7 @@ impl World {
             .cluster
             .body_stamps
             .resize(self.bodies.len(), 0);
-        for &(x, y) in &pairs {
+        for &(x, y) in pairs.iter() {
             for i in [x, y] {
                 if self.contacts.cluster.body_stamps[i] != self.contacts.cluster.ring_stamp {
                     self.contacts.cluster.body_stamps[i] = self.contacts.cluster.ring_stamp;
@@ -296,26 +306,24 @@ impl World {
                 }
             }
         }
-        let mut pushed = std::mem::take(&mut self.scratch.pushed);
         pushed.clear();
         let report =
             self.contacts
                 .cluster
                 .solver
-                .solve(&mut self.bodies, &contacts, settings, false, |c| {
+                .solve(&mut self.bodies, contacts, settings, false, |c| {
                     pushed.push(*c)
                 });
         self.stats.counts.resolve_point_sweeps += (contacts.len() * report.iterations) as u64;
-        for c in &pushed {
+        for c in pushed.iter() {
             self.note_support(c.a, c.b, c.normal);
         }
         if self.settings.record_events {
             let saved = |i: usize| before.iter().find(|s| s.0 == i).map(|s| (s.1, s.2));
-            self.log_contact_impulses(EventKind::ReSolve, &pushed, saved);
+            self.log_contact_impulses(EventKind::ReSolve, pushed, saved);
         }
-        self.scratch.pushed = pushed;
         let from = moved.len();
-        for &(i, v, w) in &before {
+        for &(i, v, w) in before.iter() {
             let body = &self.bodies[i];
             if body.velocity != v || body.angular_velocity != w {
                 moved.push(i);
@@ -325,9 +333,6 @@ impl World {
         if count > 0 {
             self.stats.counts.held_resolutions += 1;
         }
-        self.contacts.cluster.velocities_before = before;
-        self.contacts.cluster.ring_pairs = pairs;
-        self.contacts.cluster.contacts = contacts;
         count
     }
 
@@ -347,13 +352,18 @@ impl World {
         t: f64,
         settings: &StepSettings,
         seeds: &mut Vec<(usize, usize, u32)>,
+        near: &mut Near,
     ) {
         let eps = self.settings.epsilon;
         let margin = RESTING_MARGIN * eps;
+        let Near {
+            candidates,
+            solved,
+            points,
+        } = near;
         // The moved bodies' held pairs, each once, in pair order, less the ring's (sorted and
         // searched: a ring has up to `MAX_LOCAL_PAIRS` pairs, and a linear search per candidate
         // was most of this function's cost).
-        let mut candidates = std::mem::take(&mut self.contacts.cluster.candidates);
         candidates.clear();
         for &i in moved {
             if self.bodies[i].is_awake_dynamic() {
@@ -363,14 +373,12 @@ impl World {
         }
         candidates.sort_unstable();
         candidates.dedup();
-        let mut solved = std::mem::take(&mut self.contacts.cluster.ring);
         solved.clear();
         solved.extend_from_slice(ring);
         solved.sort_unstable();
         candidates.retain(|pair| solved.binary_search(pair).is_err());
-        self.contacts.cluster.ring = solved;
         seeds.clear();
-        for &(x, y) in &candidates {
+        for &(x, y) in candidates.iter() {
             if self.bodies[x].asleep || self.bodies[y].asleep {
                 continue; // waking is the event loop's (see `process_pair`)
             }
@@ -388,9 +396,9 @@ impl World {
             let material = self.settings.materials.pair(bx.material, by.material);
             let tracked = match self.contacts.held.pairs.get(&(x as u32, y as u32)) {
                 Some(&(from, to)) if from < to => {
-                    self.scratch.points.clear();
+                    points.clear();
                     let range = &self.contacts.held.points[from as usize..to as usize];
-                    tracked_contacts(range, bx, by, TRACKED_SLIDE * eps, &mut self.scratch.points)
+                    tracked_contacts(range, bx, by, TRACKED_SLIDE * eps, points)
                 }
                 _ => None,
             };
@@ -399,14 +407,14 @@ impl World {
                     self.stats.counts.tracked_pairs += 1;
                     d
                 }
-                None => self.measure_within(x, y, margin),
+                None => self.measure_within(x, y, margin, points),
             };
             if d > band {
                 continue;
             }
             let resting_speed = self.resting_speed(material.restitution, settings.h);
-            if self.fast_point(x, y, band, resting_speed)
-                || !self.needs_resolve(x, y, material.friction, settings)
+            if self.fast_point(x, y, band, resting_speed, points)
+                || !self.needs_resolve(x, y, material.friction, settings, points)
             {
                 continue;
             }
@@ -421,12 +429,11 @@ impl World {
                 seeds.push((x, y, *tries));
             }
         }
-        self.contacts.cluster.candidates = candidates;
     }
 
     /// Held pair (a, b) at `t` by the event machinery's own collision rule alone
     /// ([`Self::resolve_contacts`] within `band`), then re-bounded; true if any impulse.
-    fn collide_alone(&mut self, a: usize, b: usize, band: f64, t: f64) -> bool {
+    fn collide_alone(&mut self, a: usize, b: usize, band: f64, t: f64, s: &mut Scratch) -> bool {
         // A collision acts on the bodies' own motion: their push-outs end here.
         let mut any = false;
         for i in [a, b] {
@@ -434,9 +441,14 @@ impl World {
                 any = true;
             }
         }
-        let any = self.resolve_contacts(a, b, band) || any;
+        let any = self.resolve_contacts(a, b, band, &mut s.points, &mut s.response) || any;
         if any {
-            self.rebound_after_collision(a, b, t, &[]);
+            self.rebound_after_collision(
+                (a, b),
+                t,
+                &[],
+                (&mut s.cluster, &mut s.points, &mut s.rebound),
+            );
         }
         any
     }
@@ -447,47 +459,56 @@ impl World {
     /// are re-solved now, as a cluster ([`Self::resolve_cluster`]: most re-solves that are not
     /// set off by another follow a collision at its very instant), and then every body moved
     /// is re-bounded at once ([`Self::rebound_after_change`]).
-    pub(super) fn rebound_after_collision(&mut self, a: usize, b: usize, t: f64, also: &[usize]) {
-        let mut moved = std::mem::take(&mut self.contacts.cluster.moved);
+    pub(super) fn rebound_after_collision(
+        &mut self,
+        (a, b): (usize, usize),
+        t: f64,
+        also: &[usize],
+        (c, points, rebound): (&mut ClusterScratch, &mut Vec<ContactPoint>, &mut Rebound),
+    ) {
+        let moved = &mut c.moved;
         moved.clear();
         let settings = self.resolve_settings();
-        let mut seeds = std::mem::take(&mut self.contacts.cluster.seeds);
-        let mut hit = std::mem::take(&mut self.scratch.changed_bodies);
+        let hit = &mut c.hit;
         hit.clear();
         hit.extend([a, b].into_iter().chain(also.iter().copied()));
         hit.sort_unstable();
         hit.dedup();
-        self.pushed_held_pairs(&hit, &[(a, b)], t, &settings, &mut seeds);
-        self.scratch.changed_bodies = hit;
-        self.contacts.cluster.seeds = seeds;
-        if !self.contacts.cluster.seeds.is_empty() {
+        let near = &mut c.ring.near;
+        self.pushed_held_pairs(hit, &[(a, b)], t, &settings, &mut c.seeds, near);
+        if !c.seeds.is_empty() {
             // Every re-solve of this cluster is one the event loop no longer does on its own.
-            let rounds = self.resolve_cluster(t, &settings, &mut moved);
+            let rounds = self.resolve_cluster(t, &settings, &mut c.seeds, moved, &mut c.ring);
             self.stats.counts.cluster_resolutions += rounds as u64;
             moved.sort_unstable();
             moved.dedup();
-            for &i in &moved {
+            for &i in moved.iter() {
                 self.bodies[i].refresh_bounds();
             }
         }
         moved.extend_from_slice(also);
         moved.sort_unstable();
         moved.dedup();
-        self.rebound_after_change(a, b, t, &moved);
-        self.contacts.cluster.moved = moved;
+        self.rebound_after_change(a, b, t, moved, points, rebound);
     }
 
-    /// Whether a contact point of pair (a, b) in `self.scratch.points` within `band` approaches at
+    /// Whether a contact point of pair (a, b) in `points` within `band` approaches at
     /// `resting_speed` or faster: a collision, not a resting contact.
-    pub(super) fn fast_point(&self, a: usize, b: usize, band: f64, resting_speed: f64) -> bool {
-        self.scratch
-            .points
+    pub(super) fn fast_point(
+        &self,
+        a: usize,
+        b: usize,
+        band: f64,
+        resting_speed: f64,
+        points: &[ContactPoint],
+    ) -> bool {
+        points
             .iter()
             .filter(|p| p.separation <= band)
             .any(|p| -self.normal_speed(a, b, p) >= resting_speed)
     }
 
-    /// Whether held pair (a, b), whose contacts are in `self.scratch.points`, needs a local re-solve
+    /// Whether held pair (a, b), whose contacts are in `points`, needs a local re-solve
     /// with `settings`: a point within the resting margin whose own step-mean motion would
     /// end the step short of half the held band. Hysteresis: the re-solve aims at the full
     /// target, so a pair just re-solved is not caught again by the next small change of its
@@ -498,10 +519,10 @@ impl World {
         b: usize,
         friction: f64,
         settings: &StepSettings,
+        points: &[ContactPoint],
     ) -> bool {
         let eps = self.settings.epsilon;
-        self.scratch
-            .points
+        points
             .iter()
             .filter(|p| p.separation <= RESTING_MARGIN * eps)
             .any(|p| {

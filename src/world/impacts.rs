@@ -34,7 +34,8 @@
 //! 8 m/s: 0.125 ms). That is the event loop's own tolerance: a pair is resolved at any distance
 //! in (0, ε_c].
 
-use super::{EventKind, World};
+use super::stores::{Response, Stores};
+use super::EventKind;
 use crate::narrow_phase::ContactPoint;
 use crate::scene::RestingContactMode;
 use glam::{DMat3, DVec3};
@@ -92,7 +93,7 @@ pub(super) struct ImpactScratch {
     candidates: Vec<u32>,
 }
 
-impl World {
+impl Stores {
     /// The approach speed at which a point of pair (x, y) is an impact rather than a resting
     /// contact or a microcollision.
     fn impact_speed(&self, x: usize, y: usize) -> f64 {
@@ -111,12 +112,11 @@ impl World {
         speed.max(MIN_SET_SPEED)
     }
 
-    /// Whether pair (a, b), just measured into `self.scratch.points` within `band`, has a point that
+    /// Whether pair (a, b), just measured into `points` within `band`, has a point that
     /// approaches as fast as an impact.
-    pub(super) fn is_impact(&self, a: usize, b: usize, band: f64) -> bool {
+    pub(super) fn is_impact(&self, a: usize, b: usize, band: f64, points: &[ContactPoint]) -> bool {
         let fast = self.impact_speed(a, b);
-        self.scratch
-            .points
+        points
             .iter()
             .filter(|p| p.separation <= band)
             .map(|p| self.normal_speed(a, b, p))
@@ -124,47 +124,43 @@ impl World {
     }
 
     /// Resolves the impact set that pair (a, b) starts at `t` (see the module doc): (a, b) was
-    /// just measured into `self.scratch.points` and [`Self::is_impact`] holds. Appends every body whose
+    /// just measured into `points` and [`Self::is_impact`] holds. Appends every body whose
     /// velocity changed to `moved` (sorted, each once) and refreshes their spin bounds;
     /// re-bounds nothing. Returns true if any velocity changed (an impulse, or a push-out ended).
     pub(super) fn resolve_impacts(
         &mut self,
-        a: usize,
-        b: usize,
+        (a, b): (usize, usize),
         t: f64,
         moved: &mut Vec<usize>,
+        set: &mut ImpactScratch,
+        points: &mut Vec<ContactPoint>,
+        response: &mut Response,
     ) -> bool {
-        let mut s = std::mem::take(&mut self.contacts.impacts);
-        s.pairs.clear();
-        s.pair_set.clear();
-        s.points.clear();
-        s.gathered.clear();
-        s.frontier.clear();
+        set.pairs.clear();
+        set.pair_set.clear();
+        set.points.clear();
+        set.gathered.clear();
+        set.frontier.clear();
         // The popped pair's points, then its bodies' neighbours in contact. A held pair is
         // popped within its held band, but every point within the contact band ε_c is in
         // contact at this instant: the pivot end of a rod slapping down (a few µm short of the
         // held band) must take its share of the impact, friction included, not be left to a
         // re-solve after it (the rod then kept twice its speed).
         let band = self.settings.epsilon;
-        let from = s.points.len();
-        s.points.extend(
-            self.scratch
-                .points
-                .iter()
-                .filter(|p| p.separation <= band)
-                .copied(),
-        );
-        s.pairs.push((a, b, from, s.points.len()));
-        s.pair_set.insert((a, b));
-        s.frontier.extend([a, b]);
+        let from = set.points.len();
+        set.points
+            .extend(points.iter().filter(|p| p.separation <= band).copied());
+        set.pairs.push((a, b, from, set.points.len()));
+        set.pair_set.insert((a, b));
+        set.frontier.extend([a, b]);
         let mut any = false;
         for _ in 0..MAX_ROUNDS {
-            self.gather_contacts(&mut s, t);
+            self.gather_contacts(set, t, points);
             // The round's active points, and how many pairs they belong to.
-            s.rows.clear();
+            set.rows.clear();
             let mut active_pairs = 0;
             let mut last_active = 0;
-            for (k, &(x, y, from, to)) in s.pairs.iter().enumerate() {
+            for (k, &(x, y, from, to)) in set.pairs.iter().enumerate() {
                 // A collision acts on the bodies' own motion: their push-outs end here
                 // (`resting_contact::push_apart`; an impulse computed with them would keep them).
                 for i in [x, y] {
@@ -173,16 +169,16 @@ impl World {
                     }
                 }
                 let fast = self.impact_speed(x, y);
-                let before = s.rows.len();
-                for p in &s.points[from..to] {
+                let before = set.rows.len();
+                for p in &set.points[from..to] {
                     let un = self.normal_speed(x, y, p);
                     // Approaching (beyond rounding: `resolve_contacts`' test), and as fast as
                     // an impact.
                     if un < -1e-12 && -un >= fast {
-                        s.rows.push(self.impact_row(x, y, p, un));
+                        set.rows.push(self.impact_row(x, y, p, un));
                     }
                 }
-                if s.rows.len() > before {
+                if set.rows.len() > before {
                     active_pairs += 1;
                     last_active = k;
                 }
@@ -191,47 +187,45 @@ impl World {
                 break;
             }
             // Save the velocities of the round's bodies.
-            s.saved.clear();
-            for r in &s.rows {
+            set.saved.clear();
+            for r in &set.rows {
                 for i in [r.a, r.b] {
-                    if !s.saved.iter().any(|v| v.0 == i) {
+                    if !set.saved.iter().any(|v| v.0 == i) {
                         let body = &self.bodies[i];
-                        s.saved.push((i, body.velocity, body.angular_velocity));
+                        set.saved.push((i, body.velocity, body.angular_velocity));
                     }
                 }
             }
             if active_pairs == 1 {
                 // An isolated collision: Mirtich & Canny's integration of eq. 9.
-                let (x, y, from, to) = s.pairs[last_active];
+                let (x, y, from, to) = set.pairs[last_active];
                 // The pair's points within its band, and those beyond it (within ε_c) that
                 // approach as fast as an impact: a held pair's slow points out there are
                 // resting contacts, left to the contact step (as microcollisions they would
                 // chatter), but a fast one is part of this impact.
                 let (band, fast) = (self.band(x, y), self.impact_speed(x, y));
-                let mut points = std::mem::take(&mut self.scratch.points);
                 points.clear();
                 points.extend(
-                    s.points[from..to]
+                    set.points[from..to]
                         .iter()
                         .filter(|p| p.separation <= band || -self.normal_speed(x, y, p) >= fast),
                 );
-                self.scratch.points = points;
-                if !self.resolve_contacts(x, y, self.settings.epsilon) {
+                if !self.resolve_contacts(x, y, self.settings.epsilon, points, response) {
                     break;
                 }
             } else {
                 self.stats.counts.simultaneous_impacts += 1;
                 self.stats.counts.collisions += active_pairs as u64;
-                self.joint_round(&mut s, 1.0);
+                self.joint_round(set, 1.0);
             }
             any = true;
             // The bodies the round moved: their neighbours in contact join the set.
-            for &(i, v, w) in &s.saved {
+            for &(i, v, w) in &set.saved {
                 let body = &self.bodies[i];
                 if body.velocity != v || body.angular_velocity != w {
                     moved.push(i);
-                    if !s.gathered.contains(&i) {
-                        s.frontier.push(i);
+                    if !set.gathered.contains(&i) {
+                        set.frontier.push(i);
                     }
                 }
             }
@@ -241,26 +235,26 @@ impl World {
         for &i in moved.iter() {
             self.bodies[i].refresh_bounds();
         }
-        self.contacts.impacts = s;
         any || !moved.is_empty()
     }
 
     /// Adds to the set every pair that an awake dynamic body of the frontier forms with a body
     /// near its box, whose gap at `t` is within the pair's band (their points within it).
-    fn gather_contacts(&mut self, s: &mut ImpactScratch, t: f64) {
-        while let Some(i) = s.frontier.pop() {
-            if !s.gathered.insert(i) || !self.bodies[i].is_awake_dynamic() {
+    fn gather_contacts(&mut self, set: &mut ImpactScratch, t: f64, points: &mut Vec<ContactPoint>) {
+        while let Some(i) = set.frontier.pop() {
+            if !set.gathered.insert(i) || !self.bodies[i].is_awake_dynamic() {
                 continue;
             }
             // The box to the step's end grown by the widest band: a body within the band of this
             // one now may have a swept box that does not meet its own.
             let bx = self.pairs.boxes[i].grown(self.settings.epsilon);
-            let mut cand = std::mem::take(&mut s.candidates);
-            self.pairs.grid.query(i, &bx, &self.pairs.boxes, &mut cand);
-            for &j in &cand {
+            self.pairs
+                .grid
+                .query(i, &bx, &self.pairs.boxes, &mut set.candidates);
+            for &j in &set.candidates {
                 let j = j as usize;
                 let (x, y) = (i.min(j), i.max(j));
-                if j == i || s.pair_set.contains(&(x, y)) || !self.pair_matters(x, y) {
+                if j == i || set.pair_set.contains(&(x, y)) || !self.pair_matters(x, y) {
                     continue;
                 }
                 if self.bodies[x].asleep || self.bodies[y].asleep {
@@ -273,21 +267,15 @@ impl World {
                 if self.axis_gap(x, y).is_some_and(|g| g > band) {
                     continue;
                 }
-                let d = self.measure_within(x, y, band);
-                s.pair_set.insert((x, y));
+                let d = self.measure_within(x, y, band, points);
+                set.pair_set.insert((x, y));
                 if d <= band {
-                    let from = s.points.len();
-                    s.points.extend(
-                        self.scratch
-                            .points
-                            .iter()
-                            .filter(|p| p.separation <= band)
-                            .copied(),
-                    );
-                    s.pairs.push((x, y, from, s.points.len()));
+                    let from = set.points.len();
+                    set.points
+                        .extend(points.iter().filter(|p| p.separation <= band).copied());
+                    set.pairs.push((x, y, from, set.points.len()));
                 }
             }
-            s.candidates = cand;
         }
     }
 
@@ -331,13 +319,13 @@ impl World {
     /// Normal impulses over the round's rows until no sweep changes a point's normal velocity
     /// by more than the tolerance: toward each row's target, or, with `inelastic`, only as far
     /// as stopping its approach, on top of the impulses already applied.
-    fn normal_sweeps(&mut self, s: &mut ImpactScratch, scale: f64, inelastic: bool) {
-        let mut extra = std::mem::take(&mut s.extra);
+    fn normal_sweeps(&mut self, set: &mut ImpactScratch, scale: f64, inelastic: bool) {
+        let extra = &mut set.extra;
         extra.clear();
-        extra.resize(s.rows.len(), 0.0);
+        extra.resize(set.rows.len(), 0.0);
         for _ in 0..MAX_SWEEPS {
             let mut change: f64 = 0.0;
-            for (row, done) in s.rows.iter_mut().zip(extra.iter_mut()) {
+            for (row, done) in set.rows.iter_mut().zip(extra.iter_mut()) {
                 let r = *row;
                 let un = self.row_velocity(&r).dot(r.point.normal);
                 let (target, acc) = if inelastic {
@@ -361,38 +349,37 @@ impl World {
                 break;
             }
         }
-        s.extra = extra;
     }
 
     /// Solves the round's rows together (see the module doc) with restitution scaled by
     /// `restitution` (1: the materials'; 0: perfectly inelastic).
-    fn joint_round(&mut self, s: &mut ImpactScratch, restitution: f64) {
-        let energy = |w: &World, saved: &[(usize, DVec3, DVec3)]| -> f64 {
+    fn joint_round(&mut self, set: &mut ImpactScratch, restitution: f64) {
+        let energy = |w: &Stores, saved: &[(usize, DVec3, DVec3)]| -> f64 {
             saved
                 .iter()
                 .map(|&(i, _, _)| w.bodies[i].kinetic_energy())
                 .sum()
         };
-        let before = energy(self, &s.saved);
-        let scale = s
+        let before = energy(self, &set.saved);
+        let scale = set
             .rows
             .iter()
             .map(|r| r.target.abs())
             .fold(0.0, f64::max)
             .max(1e-300);
-        for r in &mut s.rows {
+        for r in &mut set.rows {
             r.target *= restitution;
             r.normal = 0.0;
             r.tangent = DVec3::ZERO;
         }
         // Bender & Schmitt §3.1: impulses toward each point's target, their sum kept >= 0.
-        self.normal_sweeps(s, scale, false);
+        self.normal_sweeps(set, scale, false);
         // Coulomb friction: each point's tangential impulse toward sticking, within μ times its
         // normal impulse (the maximal dissipation of a fixed normal load, a convex problem).
         for _ in 0..MAX_SWEEPS {
             let mut change: f64 = 0.0;
-            for k in 0..s.rows.len() {
-                let r = s.rows[k];
+            for k in 0..set.rows.len() {
+                let r = set.rows[k];
                 if r.friction <= 0.0 || r.normal <= 0.0 {
                     continue;
                 }
@@ -413,7 +400,7 @@ impl World {
                 }
                 let delta = next - r.tangent;
                 self.apply_row(&r, delta);
-                s.rows[k].tangent = next;
+                set.rows[k].tangent = next;
                 change = change.max(delta.length() / mass_t);
             }
             if change <= TOLERANCE * scale {
@@ -423,20 +410,20 @@ impl World {
         // Friction turns the bodies, which may leave a point approaching again: a last
         // inelastic pass (targets 0, impulses only pushing) ends the round with none
         // approaching, so rounds end; a projection, it adds no energy.
-        self.normal_sweeps(s, scale, true);
-        let after = energy(self, &s.saved);
+        self.normal_sweeps(set, scale, true);
+        let after = energy(self, &set.saved);
         // A NaN energy also counts as a gain.
         let gained = after.is_nan() || after > before * (1.0 + 1e-12) + 1e-15;
         if gained && restitution > 0.0 {
-            for &(i, v, w) in &s.saved {
+            for &(i, v, w) in &set.saved {
                 self.bodies[i].velocity = v;
                 self.bodies[i].angular_velocity = w;
             }
-            self.joint_round(s, 0.0);
+            self.joint_round(set, 0.0);
             return;
         }
         if self.settings.record_events {
-            for (r, extra) in s.rows.iter().zip(&s.extra) {
+            for (r, extra) in set.rows.iter().zip(&set.extra) {
                 let (p, jn, jt) = (r.point, r.normal + extra, r.tangent.length());
                 let kind = EventKind::Collision;
                 self.push_event(kind, (r.a, r.b), p.position, p.normal, (jn, jt), r.approach);

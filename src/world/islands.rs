@@ -20,6 +20,7 @@
 //! entries (largest first, each to the least loaded group), two groups per thread.
 
 use super::settings::Settings;
+use super::stores::{Scratch, Stores};
 use super::{Aabb, Counts, ImpulseEvent, Motion, SimError, World};
 use crate::body::BodyHot;
 use crate::event_heap::PairEvent;
@@ -61,8 +62,8 @@ pub(super) struct IslandScratch {
     /// Group of each island (by root), or `NONE`.
     group_of: Vec<u32>,
     groups: Vec<Group>,
-    /// One world per group.
-    worlds: Vec<World>,
+    /// The stores of each group, with their own buffers.
+    worlds: Vec<Island>,
     /// Steps left before the next plan (see `PLAN_RETRY`).
     skip: u32,
 }
@@ -84,6 +85,13 @@ struct Group {
     spares: Vec<crate::body::Body>,
 }
 
+/// A group of islands' subset of the world's stores, and its event loop's buffers.
+#[derive(Default)]
+struct Island {
+    stores: Stores,
+    scratch: Scratch,
+}
+
 /// Position of world index `x` in a group's ascending list.
 fn local(bodies: &[usize], x: u32) -> Option<u32> {
     bodies.binary_search(&(x as usize)).ok().map(|k| k as u32)
@@ -94,9 +102,9 @@ impl World {
     /// into islands worth it; returns false if it did not (or the run was void), and the one
     /// loop must run. See the module doc.
     pub(super) fn parallel_event_loop(&mut self, t0: f64, t1: f64) -> Result<bool, SimError> {
-        if !self.settings.parallel_islands
-            || !self.pairs.limits.is_empty()
-            || self.pairs.heap.len() < MIN_PARALLEL_EVENTS
+        if !self.stores.settings.parallel_islands
+            || !self.stores.pairs.limits.is_empty()
+            || self.stores.pairs.heap.len() < MIN_PARALLEL_EVENTS
             || rayon::current_num_threads() < 2
         {
             return Ok(false);
@@ -128,45 +136,54 @@ impl World {
         // world its boxes, limits, grid, held pairs and last axes.
         let mut ready = true;
         for (group, w) in s.groups.iter_mut().zip(&mut s.worlds).take(group_count) {
-            w.bodies.clear();
+            w.stores.bodies.clear();
             group.hot.clear();
             for &x in &group.bodies {
                 if s.fixed[x] {
-                    w.bodies.push(self.bodies[x].clone());
+                    w.stores.bodies.push(self.stores.bodies[x].clone());
                 } else {
-                    group.hot.push(self.bodies[x].hot());
+                    group.hot.push(self.stores.bodies[x].hot());
                     let spare = match group.spares.pop() {
                         Some(b) => b,
-                        None => self.bodies[x].clone(),
+                        None => self.stores.bodies[x].clone(),
                     };
-                    w.bodies.push(std::mem::replace(&mut self.bodies[x], spare));
+                    w.stores
+                        .bodies
+                        .push(std::mem::replace(&mut self.stores.bodies[x], spare));
                 }
             }
             let m = group.bodies.len();
-            w.pairs.boxes.clear();
-            w.pairs
+            w.stores.pairs.boxes.clear();
+            w.stores
+                .pairs
                 .boxes
-                .extend(group.bodies.iter().map(|&x| self.pairs.boxes[x]));
-            w.pairs.limits.clear();
-            w.pairs
+                .extend(group.bodies.iter().map(|&x| self.stores.pairs.boxes[x]));
+            w.stores.pairs.limits.clear();
+            w.stores
+                .pairs
                 .limits
                 .extend(group.bodies.iter().map(|&x| s.limits[x]));
-            let bodies = &w.bodies;
-            w.pairs.grid.reset(&w.pairs.boxes, |k| bodies[k].moves());
+            let bodies = &w.stores.bodies;
+            w.stores
+                .pairs
+                .grid
+                .reset(&w.stores.pairs.boxes, |k| bodies[k].moves());
             for k in 0..m {
-                w.pairs.grid.insert(k, &w.pairs.boxes[k]);
+                w.stores.pairs.grid.insert(k, &w.stores.pairs.boxes[k]);
             }
-            w.pairs.heap.clear();
-            w.contacts.held.pairs.clear();
-            w.contacts
+            w.stores.pairs.heap.clear();
+            w.stores.contacts.held.pairs.clear();
+            w.stores
+                .contacts
                 .held
                 .points
-                .clone_from(&self.contacts.held.points);
-            w.contacts.held.by_body.resize_with(m, Vec::new);
-            w.contacts.held.by_body.truncate(m);
+                .clone_from(&self.stores.contacts.held.points);
+            w.stores.contacts.held.by_body.resize_with(m, Vec::new);
+            w.stores.contacts.held.by_body.truncate(m);
             for (k, &x) in group.bodies.iter().enumerate() {
-                w.contacts.held.by_body[k].clear();
+                w.stores.contacts.held.by_body[k].clear();
                 for &(p, q) in self
+                    .stores
                     .contacts
                     .held
                     .by_body
@@ -175,18 +192,19 @@ impl World {
                 {
                     match (local(&group.bodies, p), local(&group.bodies, q)) {
                         (Some(lp), Some(lq)) => {
-                            w.contacts.held.by_body[k].push((lp, lq));
+                            w.stores.contacts.held.by_body[k].push((lp, lq));
                             // The tracked points are in the bodies' own frames: the same
                             // ranges hold in the island's copy of `held_points` (none tracked
                             // if the pair were somehow missing: it is then measured).
                             let tracked = self
+                                .stores
                                 .contacts
                                 .held
                                 .pairs
                                 .get(&(p, q))
                                 .copied()
                                 .unwrap_or((0, 0));
-                            w.contacts.held.pairs.insert((lp, lq), tracked);
+                            w.stores.contacts.held.pairs.insert((lp, lq), tracked);
                         }
                         // A fixed body's pairs with other islands' bodies (the local re-solves
                         // never start from a fixed body, so its list need not be whole).
@@ -196,30 +214,30 @@ impl World {
                     }
                 }
             }
-            w.pairs.bounds.last_axis.clear();
+            w.stores.pairs.bounds.last_axis.clear();
             for &(a, b) in &group.pairs {
-                if let Some(&n) = self.pairs.bounds.last_axis.get(&(a, b)) {
+                if let Some(&n) = self.stores.pairs.bounds.last_axis.get(&(a, b)) {
                     if let (Some(la), Some(lb)) = (local(&group.bodies, a), local(&group.bodies, b))
                     {
-                        w.pairs.bounds.last_axis.insert((la, lb), n);
+                        w.stores.pairs.bounds.last_axis.insert((la, lb), n);
                     }
                 }
             }
-            w.pairs.bounds.later.clear();
-            w.contacts.held.resolves.clear();
+            w.stores.pairs.bounds.later.clear();
+            w.stores.contacts.held.resolves.clear();
             // The contact step's length adapts frame by frame (`World::adapt_step_length`) and
             // sets the local re-solves' h: the pooled world must use this step's, not the one
             // it was made with.
-            w.clock.contact_step = self.clock.contact_step;
-            w.stats.counts = Counts::default();
-            w.stats.event_log.clear();
-            w.stats.max_penetration = 0.0;
-            w.pairs.escaped = false;
-            w.clock.time = t0;
-            w.clock.frame_end = t1;
+            w.stores.clock.contact_step = self.stores.clock.contact_step;
+            w.stores.stats.counts = Counts::default();
+            w.stores.stats.event_log.clear();
+            w.stores.stats.max_penetration = 0.0;
+            w.stores.pairs.escaped = false;
+            w.stores.clock.time = t0;
+            w.stores.clock.frame_end = t1;
         }
         // The heap entries, each to its island's world.
-        for ev in self.pairs.heap.events() {
+        for ev in self.stores.pairs.heap.events() {
             // Moved-out members are spares now: read what they were from the scratch.
             let owner = if s.fixed[ev.a as usize] { ev.b } else { ev.a };
             let g = s.group_of[s.sets.root(owner as usize) as usize];
@@ -229,7 +247,7 @@ impl World {
             }
             let group = &s.groups[g as usize];
             match (local(&group.bodies, ev.a), local(&group.bodies, ev.b)) {
-                (Some(la), Some(lb)) => s.worlds[g as usize].pairs.heap.push(PairEvent {
+                (Some(la), Some(lb)) => s.worlds[g as usize].stores.pairs.heap.push(PairEvent {
                     a: la,
                     b: lb,
                     ..*ev
@@ -240,14 +258,16 @@ impl World {
         let results: Vec<Result<(), SimError>> = if ready {
             s.worlds[..group_count]
                 .par_iter_mut()
-                .map(|w| w.run_event_loop(t1))
+                .map(|w| w.stores.run_event_loop(t1, &mut w.scratch))
                 .collect()
         } else {
             Vec::new()
         };
         let void = !ready
             || results.iter().any(Result::is_err)
-            || s.worlds[..group_count].iter().any(|w| w.pairs.escaped);
+            || s.worlds[..group_count]
+                .iter()
+                .any(|w| w.stores.pairs.escaped);
         // Move the members back (updated, or as they were if the run is void).
         for (group, w) in s.groups.iter_mut().zip(&mut s.worlds).take(group_count) {
             let mut hot = group.hot.iter();
@@ -255,72 +275,84 @@ impl World {
                 if s.fixed[x] {
                     continue;
                 }
-                std::mem::swap(&mut self.bodies[x], &mut w.bodies[k]);
+                std::mem::swap(&mut self.stores.bodies[x], &mut w.stores.bodies[k]);
                 let before = hot.next().expect("a snapshot per member");
                 if void {
-                    self.bodies[x].restore(before);
+                    self.stores.bodies[x].restore(before);
                 } else {
-                    self.pairs.boxes[x] = w.pairs.boxes[k];
+                    self.stores.pairs.boxes[x] = w.stores.pairs.boxes[k];
                 }
             }
-            group.spares.append(&mut w.bodies);
+            group.spares.append(&mut w.stores.bodies);
             // As many spares as members (the fixed bodies' copies would pile up otherwise).
             group.spares.truncate(group.hot.len());
         }
         if void {
-            self.stats.counts.parallel_escapes += 1;
+            self.stores.stats.counts.parallel_escapes += 1;
             return Ok(false);
         }
         for (group, w) in s.groups.iter().zip(&s.worlds).take(group_count) {
-            self.stats.counts.accumulate(&w.stats.counts);
+            self.stores.stats.counts.accumulate(&w.stores.stats.counts);
             let at = |k: u32| group.bodies[k as usize] as u32;
-            if w.stats.max_penetration > self.stats.max_penetration {
-                self.stats.max_penetration = w.stats.max_penetration;
-                let (time, la, lb) = w.stats.deepest_at;
+            if w.stores.stats.max_penetration > self.stores.stats.max_penetration {
+                self.stores.stats.max_penetration = w.stores.stats.max_penetration;
+                let (time, la, lb) = w.stores.stats.deepest_at;
                 let (a, b) = (at(la), at(lb));
-                self.stats.deepest_at = (time, a.min(b), a.max(b));
+                self.stores.stats.deepest_at = (time, a.min(b), a.max(b));
             }
-            self.stats
+            self.stores
+                .stats
                 .event_log
-                .extend(w.stats.event_log.iter().map(|e| ImpulseEvent {
+                .extend(w.stores.stats.event_log.iter().map(|e| ImpulseEvent {
                     a: at(e.a),
                     b: at(e.b),
                     ..*e
                 }));
-            for (&(la, lb), &n) in &w.pairs.bounds.last_axis {
-                self.pairs.bounds.last_axis.insert((at(la), at(lb)), n);
+            for (&(la, lb), &n) in &w.stores.pairs.bounds.last_axis {
+                self.stores
+                    .pairs
+                    .bounds
+                    .last_axis
+                    .insert((at(la), at(lb)), n);
             }
-            for (&(la, lb), ev) in &w.pairs.bounds.later {
+            for (&(la, lb), ev) in &w.stores.pairs.bounds.later {
                 let (a, b) = (at(la), at(lb));
-                self.pairs
+                self.stores
+                    .pairs
                     .bounds
                     .later
                     .insert((a, b), PairEvent { a, b, ..*ev });
             }
         }
-        self.stats.counts.parallel_loops += 1;
+        self.stores.stats.counts.parallel_loops += 1;
         Ok(true)
     }
 
     /// Limits, islands and groups for a step of length `h` (bodies at its start, heap seeded);
     /// returns the number of groups (< 2: not worth threads).
     fn plan_groups(&mut self, s: &mut IslandScratch, h: f64) -> usize {
-        let n = self.bodies.len();
+        let n = self.stores.bodies.len();
         // A body's limit: its swept box grown by as far as a reversal of its present motion
         // could take it over the step, plus ε_c and g·h² (scaled by `island_margin`).
-        let g = self.settings.gravity.length();
+        let g = self.stores.settings.gravity.length();
         s.fixed.clear();
         s.fixed
-            .extend(self.bodies.iter().map(|b| b.motion == Motion::Fixed));
+            .extend(self.stores.bodies.iter().map(|b| b.motion == Motion::Fixed));
         s.limits.clear();
-        for ((b, bx), &fixed) in self.bodies.iter().zip(&self.pairs.boxes).zip(&s.fixed) {
+        for ((b, bx), &fixed) in self
+            .stores
+            .bodies
+            .iter()
+            .zip(&self.stores.pairs.boxes)
+            .zip(&s.fixed)
+        {
             if fixed {
                 s.limits.push(*bx);
             } else {
                 let speed = b.velocity.length() + b.rotation_radius * b.max_angular_speed();
-                let margin = 2.0 * h * speed + self.settings.epsilon + g * h * h;
+                let margin = 2.0 * h * speed + self.stores.settings.epsilon + g * h * h;
                 s.limits
-                    .push(bx.grown(self.settings.island_margin * margin));
+                    .push(bx.grown(self.stores.settings.island_margin * margin));
             }
         }
         // Islands: moving and sleeping bodies joined through overlapping limits.
@@ -354,7 +386,7 @@ impl World {
         s.events.clear();
         s.events.resize(n, 0);
         let mut total = 0u64;
-        for ev in self.pairs.heap.events() {
+        for ev in self.stores.pairs.heap.events() {
             let owner = if s.fixed[ev.a as usize] { ev.b } else { ev.a };
             s.events[s.sets.root(owner as usize) as usize] += 1;
             total += 1;
@@ -416,19 +448,22 @@ impl World {
         group_count
     }
 
-    /// An empty world with this one's settings, for a group of islands.
-    fn blank_like(&self) -> World {
-        World {
-            // Never split again; empty buffers, no stages.
-            settings: Settings {
-                parallel_islands: false,
-                ..self.settings.clone()
+    /// Empty stores with this world's settings, for a group of islands.
+    fn blank_like(&self) -> Island {
+        Island {
+            stores: Stores {
+                // Never split again; empty stores and buffers.
+                settings: Settings {
+                    parallel_islands: false,
+                    ..self.stores.settings.clone()
+                },
+                clock: super::stores::Clock {
+                    contact_step: self.stores.clock.contact_step,
+                    ..Default::default()
+                },
+                ..Stores::default()
             },
-            clock: super::stores::Clock {
-                contact_step: self.clock.contact_step,
-                ..Default::default()
-            },
-            ..World::default()
+            scratch: Scratch::default(),
         }
     }
 
@@ -437,11 +472,12 @@ impl World {
     /// nothing). Bodies of different islands cannot touch before the step ends, so each island
     /// could run its own event loop; the largest one bounds what that could gain.
     pub(super) fn note_islands(&mut self, pairs: &[(usize, usize)]) {
-        let n = self.bodies.len();
+        let n = self.stores.bodies.len();
         let s = &mut self.islands;
         s.sets.reset(n);
         for &(a, b) in pairs {
-            if self.bodies[a].is_awake_dynamic() && self.bodies[b].is_awake_dynamic() {
+            if self.stores.bodies[a].is_awake_dynamic() && self.stores.bodies[b].is_awake_dynamic()
+            {
                 s.sets.union(a as u32, b as u32);
             }
         }
@@ -449,14 +485,15 @@ impl World {
         s.sizes.resize(n, 0);
         let mut largest = 0;
         for i in 0..n {
-            if self.bodies[i].is_awake_dynamic() {
+            if self.stores.bodies[i].is_awake_dynamic() {
                 let r = s.sets.find(i as u32) as usize;
                 s.sizes[r] += 1;
                 largest = largest.max(s.sizes[r]);
             }
         }
-        self.stats.counts.largest_island = self.stats.counts.largest_island.max(largest as u64);
-        self.stats.counts.largest_island_sum += largest as u64;
-        self.stats.counts.island_steps += 1;
+        self.stores.stats.counts.largest_island =
+            self.stores.stats.counts.largest_island.max(largest as u64);
+        self.stores.stats.counts.largest_island_sum += largest as u64;
+        self.stores.stats.counts.island_steps += 1;
     }
 }

@@ -2,10 +2,11 @@
 //! end, the projection of an articulation's velocities after an impulse on one of its bodies,
 //! and the articulated collision matrix (Mirtich 1996 §4.1).
 
+use super::stores::Stores;
 use super::World;
 use glam::{DMat3, DVec3};
 
-impl World {
+impl Stores {
     /// At a step's start (every body there): the impulses that make the bodies' ballistic
     /// poses at the step's end satisfy the joints. Jointed bodies get new trajectories: new
     /// versions and spin bounds.
@@ -101,6 +102,7 @@ impl World {
         (a, b): (usize, usize),
         point: DVec3,
         t: f64,
+        saved: &mut Vec<(usize, DVec3, DVec3)>,
     ) -> Option<DMat3> {
         if self.joints.is_empty() {
             return None;
@@ -110,22 +112,22 @@ impl World {
             return None;
         }
         self.advance_articulations(&which, t);
-        let mut saved = std::mem::take(&mut self.scratch.joint_saved);
         let k = self
             .joints
-            .articulated_matrix(&mut self.bodies, (a, b), point, &mut saved);
-        self.scratch.joint_saved = saved;
+            .articulated_matrix(&mut self.bodies, (a, b), point, saved);
         Some(k)
     }
+}
 
+impl World {
     /// The largest mismatch of a joint's two anchors now (m; a slider's along its axis not
     /// counted): how far the joints have drifted.
     pub fn joint_drift(&self) -> f64 {
-        self.joints.drift(&self.bodies)
+        self.stores.joints.drift(&self.stores.bodies)
     }
 
     /// Number of joints.
     pub fn joint_count(&self) -> usize {
-        self.joints.joints.len()
+        self.stores.joints.joints.len()
     }
 }

@@ -8,6 +8,7 @@
 //! straight-line motion, exactly the scheme's own positions at the step's end, and the steps do
 //! not depend on the frame period. Restitution is zero, as in the paper.
 
+use super::stores::{Scratch, Stores};
 use super::{EventKind, SimError, Stepper, World};
 use crate::ballistic;
 use crate::lcp::{apply_contact_impulses, LcpContact};
@@ -27,9 +28,9 @@ impl World {
     /// One frame (to the next multiple of the frame period, or `until`): the steps that begin
     /// in it solve their impulses, and the positions move to the frame's end.
     pub(super) fn lcp_frame(&mut self, until: f64) -> Result<(), SimError> {
-        let t0 = self.clock.time;
-        let period = self.settings.frame_period;
-        let h = self.settings.time_step;
+        let t0 = self.stores.clock.time;
+        let period = self.stores.settings.frame_period;
+        let h = self.stores.settings.time_step;
         let k = (t0 / period * (1.0 + 1e-12)).floor() + 1.0;
         let mut t1 = (k * period).min(until);
         if until - t1 < 1e-9 * period {
@@ -39,10 +40,10 @@ impl World {
             Stepper::Lcp { steps_begun } => steps_begun,
             Stepper::Events => 0,
         };
-        while self.clock.time < t1 {
+        while self.stores.clock.time < t1 {
             // A step begins on its grid time (within rounding of it): eq. 5's velocities.
-            if self.clock.time >= begun as f64 * h - 1e-9 * h {
-                self.lcp_velocities(h)?;
+            if self.stores.clock.time >= begun as f64 * h - 1e-9 * h {
+                self.stores.lcp_velocities(h, &mut self.scratch)?;
                 begun += 1;
                 self.stepper = Stepper::Lcp { steps_begun: begun };
             }
@@ -52,12 +53,14 @@ impl World {
             } else {
                 step_end
             };
-            self.lcp_positions(end)?;
+            self.stores.lcp_positions(end)?;
         }
-        self.stats.counts.frames += 1;
+        self.stores.stats.counts.frames += 1;
         Ok(())
     }
+}
 
+impl Stores {
     /// Eq. 6 from the world time to `end`: the positions move with the step's velocities
     /// (fixed and kinematic bodies follow their own motion).
     fn lcp_positions(&mut self, end: f64) -> Result<(), SimError> {
@@ -88,7 +91,7 @@ impl World {
     /// velocities before the impulses, then, while the impulses set other pairs moving towards
     /// each other (a collision passed down a line of balls within one step, §4.2), the pairs
     /// now within reach are added and the step's LCPs solved again from the same velocities.
-    fn lcp_velocities(&mut self, h: f64) -> Result<(), SimError> {
+    fn lcp_velocities(&mut self, h: f64, s: &mut Scratch) -> Result<(), SimError> {
         let t = self.clock.time;
         let g = self.settings.gravity;
         for b in &mut self.bodies {
@@ -105,7 +108,7 @@ impl World {
         let mut contacts = Vec::new();
         let mut impulses = Vec::new();
         for round in 0..MAX_ROUNDS {
-            let added = self.gather_lcp_contacts(h, &mut included, &mut contacts);
+            let added = self.gather_lcp_contacts(h, &mut included, &mut contacts, s);
             if (round > 0 && !added) || contacts.is_empty() {
                 // Nothing new within reach (no contact at all: the velocities stay free).
                 break;
@@ -158,11 +161,12 @@ impl World {
         h: f64,
         included: &mut FxHashSet<(usize, usize)>,
         contacts: &mut Vec<LcpContact>,
+        s: &mut Scratch,
     ) -> bool {
         let t = self.clock.time;
         let pairs = self.collect_pairs(h);
         self.stats.counts.broad_phase_pairs += pairs.len() as u64;
-        let mut points = std::mem::take(&mut self.scratch.points);
+        let mut points = std::mem::take(&mut s.points);
         let mut added = false;
         for (a, b) in pairs {
             let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
@@ -208,7 +212,7 @@ impl World {
                 });
             }
         }
-        self.scratch.points = points;
+        s.points = points;
         added
     }
 }

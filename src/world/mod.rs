@@ -27,6 +27,7 @@ mod contact_band;
 mod contact_step;
 mod counts;
 mod event_log;
+mod event_loop;
 mod held;
 mod impacts;
 mod islands;
@@ -52,50 +53,28 @@ use crate::scene::RestingContactMode;
 use crate::stages::FrameStages;
 use crate::swept_aabb::Aabb;
 use glam::DVec3;
-use settings::Settings;
 use stage_seed::StageScratch;
 use std::time::Instant;
-use stores::{Clock, Contacts, Pairs, RunStats, Scratch};
+use stores::{Scratch, Stores};
 
-/// Current events within `JAM_WINDOW` after which a world with a kinematic body stops with
-/// [`SimError::Jammed`]: a crush between a kinematic body and a fixed one (or another
-/// kinematic one) repeats its impulses at one instant, or creeps on by rounding-sized steps,
-/// for ever. A settling pile takes a few thousand at one instant at most.
-const MAX_EVENTS_AT_ONE_INSTANT: u64 = 100_000;
-
-/// What counts as one instant for [`MAX_EVENTS_AT_ONE_INSTANT`] (s).
-const JAM_WINDOW: f64 = 1e-9;
-
-/// The simulated world: the bodies, the settings, and the stages' stores ([`stores`]).
+/// The simulated world: its stores ([`stores`]), the event loop's buffers, and how its frames
+/// are stepped.
 #[derive(Default)]
 pub struct World {
-    bodies: Vec<Body>,
-    /// What the scene fixed for the whole run (cloned into island worlds).
-    settings: Settings,
-    clock: Clock,
-    /// Which pair is measured when: heap, kept bounds, last axes, swept boxes and their grid.
-    pairs: Pairs,
-    /// The joints and their articulations ([`crate::joints`]).
-    joints: crate::joints::Joints,
-    /// Resting contact as constraints: contact step, held pairs, clusters, impact sets.
-    contacts: Contacts,
-    stats: RunStats,
+    /// Bodies, settings, clock, pairs, joints, contacts and what the run reports.
+    stores: Stores,
+    /// The event loop's reusable buffers.
     scratch: Scratch,
     /// The time-stepping method the frames run ([`Stepper`]).
     stepper: Stepper,
     /// Tests that drive single steps turn the preparing off.
     #[cfg(test)]
     no_prepare: bool,
-
-    // Data-parallel stages and threads.
     /// Data-parallel frame stages (GPU or CPU twins); `None`: the host's own f64 path.
     stages: Option<Box<dyn FrameStages>>,
     stage_scratch: StageScratch,
-    /// Buffers and the pool of island worlds of the parallel event loop.
+    /// Buffers and the island stores of the parallel event loop.
     islands: islands::IslandScratch,
-    /// Tests only: watches that every popped pair gets a new bound ([`tests::BoundWatch`]).
-    #[cfg(test)]
-    watch: Option<tests::BoundWatch>,
 }
 
 /// The time-stepping method a world's frames run, picked when the world is built: Mirtich &
@@ -147,9 +126,9 @@ impl World {
     fn step_frame_here(&mut self, until: f64) -> Result<(), SimError> {
         #[cfg(feature = "parallelism-probe")]
         {
-            let half = (self.clock.time * 2.0).floor();
+            let half = (self.stores.clock.time * 2.0).floor();
             let stepped = self.step_frame_inner(until);
-            if (self.clock.time * 2.0).floor() > half {
+            if (self.stores.clock.time * 2.0).floor() > half {
                 parallelism_probe::report(half / 2.0);
             }
             stepped
@@ -159,27 +138,27 @@ impl World {
     }
 
     fn step_frame_inner(&mut self, until: f64) -> Result<(), SimError> {
-        if until <= self.clock.time {
+        if until <= self.stores.clock.time {
             return Ok(());
         }
-        let t0 = self.clock.time;
+        let t0 = self.stores.clock.time;
         if let Stepper::Lcp { .. } = self.stepper {
             return self.lcp_frame(until);
         }
-        self.clock.last_until = until;
+        self.stores.clock.last_until = until;
         let (t1, steps) = self.frame_steps(t0, until);
         for k in 1..=steps {
-            let s0 = self.clock.time;
+            let s0 = self.stores.clock.time;
             let s1 = Self::step_end(t0, t1, steps, k);
             self.step(s0, s1)?;
         }
-        self.sleep_resting_bodies(t1);
-        self.stats.counts.frames += 1;
-        if self.settings.resting_mode == RestingContactMode::Constraints {
-            if self.clock.contact_step > self.settings.contact_step_range.0 {
-                self.stats.counts.long_contact_steps += steps as u64;
+        self.stores.sleep_resting_bodies(t1);
+        self.stores.stats.counts.frames += 1;
+        if self.stores.settings.resting_mode == RestingContactMode::Constraints {
+            if self.stores.clock.contact_step > self.stores.settings.contact_step_range.0 {
+                self.stores.stats.counts.long_contact_steps += steps as u64;
             }
-            self.adapt_step_length();
+            self.stores.adapt_step_length();
         }
         self.prepare_next_step();
         Ok(())
@@ -188,15 +167,15 @@ impl World {
     /// The end of the frame from `t0` towards `until` and its number of steps. Frames end on
     /// the grid k·t_f (no accumulated rounding), or exactly at `until`.
     fn frame_steps(&self, t0: f64, until: f64) -> (f64, usize) {
-        let k = (t0 / self.settings.frame_period * (1.0 + 1e-12)).floor() + 1.0;
-        let mut t1 = (k * self.settings.frame_period).min(until);
-        if until - t1 < 1e-9 * self.settings.frame_period {
+        let k = (t0 / self.stores.settings.frame_period * (1.0 + 1e-12)).floor() + 1.0;
+        let mut t1 = (k * self.stores.settings.frame_period).min(until);
+        if until - t1 < 1e-9 * self.stores.settings.frame_period {
             t1 = until;
         }
         // With resting contacts as constraints the frame is split into contact steps.
         // Joints are held at each step's ends, so they split the frame too.
         let steps = if self.splits_frames() {
-            ((t1 - t0) / self.clock.contact_step * (1.0 - 1e-9))
+            ((t1 - t0) / self.stores.clock.contact_step * (1.0 - 1e-9))
                 .ceil()
                 .max(1.0) as usize
         } else {
@@ -207,7 +186,8 @@ impl World {
 
     /// Whether frames are split into steps that start with impulses (contact steps, joints).
     fn splits_frames(&self) -> bool {
-        self.settings.resting_mode == RestingContactMode::Constraints || !self.joints.is_empty()
+        self.stores.settings.resting_mode == RestingContactMode::Constraints
+            || !self.stores.joints.is_empty()
     }
 
     /// End of step `k` (from 1) of `steps` in the frame [t0, t1].
@@ -235,34 +215,34 @@ impl World {
         if !self.splits_frames() {
             return;
         }
-        let t0 = self.clock.time;
-        let until = if self.clock.last_until > t0 {
-            self.clock.last_until
+        let t0 = self.stores.clock.time;
+        let until = if self.stores.clock.last_until > t0 {
+            self.stores.clock.last_until
         } else {
             f64::INFINITY
         };
         let (t1, steps) = self.frame_steps(t0, until);
         let s1 = Self::step_end(t0, t1, steps, 1);
-        let mut from = std::mem::take(&mut self.clock.prepared_from);
+        let mut from = std::mem::take(&mut self.stores.clock.prepared_from);
         from.clear();
-        from.extend(self.bodies.iter().map(Body::hot));
-        self.clock.prepared_from = from;
+        from.extend(self.stores.bodies.iter().map(Body::hot));
+        self.stores.clock.prepared_from = from;
         let clock = Instant::now();
         self.start_step(t0, s1);
         self.lap(clock, |s| &mut s.contact_step);
-        self.clock.prepared = Some((t0, s1));
+        self.stores.clock.prepared = Some((t0, s1));
     }
 
     /// The impulses a step [t0, t1] starts with: the contact step (constraint mode) and the
     /// joints' hold over it.
     fn start_step(&mut self, t0: f64, t1: f64) {
-        self.clock.frame_end = t1;
-        if self.settings.resting_mode == RestingContactMode::Constraints {
-            self.resting_contact_step(t1 - t0);
+        self.stores.clock.frame_end = t1;
+        if self.stores.settings.resting_mode == RestingContactMode::Constraints {
+            self.stores.resting_contact_step(t1 - t0, &mut self.scratch);
         }
         // The joints' impulses that hold them at the step's end (their bodies fly ballistic
         // trajectories within it, so the bounds below stay conservative).
-        self.hold_joints_over_step(t1 - t0);
+        self.stores.hold_joints_over_step(t1 - t0);
     }
 
     /// One step over [t0, t1]: every body is at t0. The stages in order (see the module doc).
@@ -271,17 +251,22 @@ impl World {
         // 1. Contact step: resting contacts solved together as constraints, their pairs held;
         // and the joints' impulses. Done at the last frame's end if this is the step it
         // prepared; another step puts the bodies back first.
-        match self.clock.prepared.take() {
+        match self.stores.clock.prepared.take() {
             Some(prepared) if prepared == (t0, t1) => {}
             Some(_) => {
-                for (body, hot) in self.bodies.iter_mut().zip(&self.clock.prepared_from) {
+                for (body, hot) in self
+                    .stores
+                    .bodies
+                    .iter_mut()
+                    .zip(&self.stores.clock.prepared_from)
+                {
                     body.restore(hot);
                 }
                 self.start_step(t0, t1);
             }
             None => self.start_step(t0, t1),
         }
-        self.clock.frame_end = t1;
+        self.stores.clock.frame_end = t1;
         let clock = self.lap(clock, |s| &mut s.contact_step);
         // 2–3. Swept boxes, broad phase, and each pair's first bound into the heap.
         self.seed_step(t0, t1)?;
@@ -289,95 +274,40 @@ impl World {
         // 4. The event loop: on threads, one group of islands each, where the step splits into
         // islands that cannot meet; else, or if a body left its island, here.
         if !self.parallel_event_loop(t0, t1)? {
-            self.run_event_loop(t1)?;
+            self.stores.run_event_loop(t1, &mut self.scratch)?;
         }
-        self.pairs.heap.clear();
+        self.stores.pairs.heap.clear();
         let clock = self.lap(clock, |s| &mut s.event_loop);
         // 5. Sync: every body at t1, for the next step or the output frame.
-        self.sync_bodies(t1)?;
-        self.project_joint_velocities();
+        self.stores.sync_bodies(t1)?;
+        self.stores.project_joint_velocities();
         self.lap(clock, |s| &mut s.sync);
         Ok(())
     }
 
-    /// Pops and processes the heap's events before `t1` in time order (§3.1). In an island's
-    /// world, stops early once a body's box left its island's limits (`escaped`).
-    fn run_event_loop(&mut self, t1: f64) -> Result<(), SimError> {
-        // The loop's allocations are counted where the program installed the counter
-        // (`tumble bench` reports them): it should make none once its buffers have grown.
-        let _inside = crate::event_loop_allocations::InsideEventLoop::enter();
-        // Events at one instant, to stop a crush (see `SimError::Jammed`).
-        let mut instant = (f64::NEG_INFINITY, 0u64);
-        while let Some(ev) = self.pairs.heap.pop_before(t1) {
-            self.stats.counts.heap_pops += 1;
-            let (a, b) = (ev.a as usize, ev.b as usize);
-            if self.bodies[a].version != ev.version_a || self.bodies[b].version != ev.version_b {
-                self.stats.counts.stale_pops += 1;
-                continue;
-            }
-            let t = ev.time;
-            // Within a nanosecond: a crush may creep on by rounding-sized steps.
-            instant = if t - instant.0 <= JAM_WINDOW {
-                (instant.0, instant.1 + 1)
-            } else {
-                (t, 1)
-            };
-            if instant.1 > MAX_EVENTS_AT_ONE_INSTANT
-                && self.bodies.iter().any(|b| b.motion == Motion::Kinematic)
-            {
-                return Err(SimError::Jammed {
-                    a: self.bodies[a].name.clone(),
-                    b: self.bodies[b].name.clone(),
-                    time: t,
-                    events: instant.1,
-                });
-            }
-            self.bodies[a].advance_to(t, self.settings.gravity);
-            self.bodies[b].advance_to(t, self.settings.gravity);
-            #[cfg(test)]
-            self.watch_popped(&ev);
-            #[cfg(feature = "parallelism-probe")]
-            let started = parallelism_probe::before_event(&self.bodies);
-            self.process_pair(a, b, t, ev.kind)?;
-            #[cfg(feature = "parallelism-probe")]
-            parallelism_probe::after_event(&self.bodies, a, b, started);
-            if self.pairs.escaped {
-                break;
-            }
-            #[cfg(test)]
-            self.watch_rebound(&ev);
+    /// Seeds the heap for step [t0, t1] (every body at t0): swept boxes and broad phase on the
+    /// host or through the data-parallel stages, then each pair's bound. A pair whose bodies
+    /// kept their trajectories since an earlier step keeps that step's bound (still a valid
+    /// lower bound); only the others are bounded afresh.
+    pub(super) fn seed_step(&mut self, t0: f64, t1: f64) -> Result<(), SimError> {
+        self.stores.begin_seeding();
+        if self.stages.is_some() {
+            self.seed_frame_with_stages(t0, t1)?;
+        } else {
+            let pairs = self.stores.collect_pairs(t1 - t0);
+            self.stores.stats.counts.broad_phase_pairs += pairs.len() as u64;
+            self.note_islands(&pairs);
+            self.stores.seed_pairs(&pairs, None, t0);
         }
-        Ok(())
-    }
-
-    /// Advances every body to `t1` and makes it the world time.
-    fn sync_bodies(&mut self, t1: f64) -> Result<(), SimError> {
-        for i in 0..self.bodies.len() {
-            self.bodies[i].advance_to(t1, self.settings.gravity);
-            // The step's push-outs end with it (`resting_contact::push_apart`).
-            if self.bodies[i].end_push() {
-                self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
-            }
-            if !self.bodies[i].is_finite() {
-                return Err(self.non_finite(i, t1));
-            }
-        }
-        self.clock.time = t1;
+        self.stores.pairs.bounds.earlier.clear();
         Ok(())
     }
 
     /// Adds the wall time since `since` to a stage's slot; returns now.
     fn lap(&mut self, since: Instant, slot: impl Fn(&mut StageTimes) -> &mut f64) -> Instant {
         let now = Instant::now();
-        *slot(&mut self.stats.stage_times) += (now - since).as_secs_f64();
+        *slot(&mut self.stores.stats.stage_times) += (now - since).as_secs_f64();
         now
-    }
-
-    fn non_finite(&self, i: usize, t: f64) -> SimError {
-        SimError::NonFinite {
-            body: self.bodies[i].name.clone(),
-            time: t,
-        }
     }
 }
 
@@ -385,62 +315,65 @@ impl World {
 impl World {
     /// Current simulated time (s).
     pub fn time(&self) -> f64 {
-        self.clock.time
+        self.stores.clock.time
     }
 
     /// Number of bodies (all motions).
     pub fn body_count(&self) -> usize {
-        self.bodies.len()
+        self.stores.bodies.len()
     }
 
     /// Name of body `i`.
     pub fn body_name(&self, i: usize) -> &str {
-        &self.bodies[i].name
+        &self.stores.bodies[i].name
     }
 
     /// Motion of body `i`.
     pub fn body_motion(&self, i: usize) -> Motion {
-        self.bodies[i].motion
+        self.stores.bodies[i].motion
     }
 
     /// Body `i` (its state is at the world time between frames).
     pub fn body(&self, i: usize) -> &Body {
-        &self.bodies[i]
+        &self.stores.bodies[i]
     }
 
     /// Index of the body called `name`.
     pub fn body_index(&self, name: &str) -> Option<usize> {
-        self.bodies.iter().position(|b| b.name == name)
+        self.stores.bodies.iter().position(|b| b.name == name)
     }
 
     /// State of body `i` at the current world time, in its user frame.
     pub fn body_state(&self, i: usize) -> BodyState {
-        self.bodies[i].reported_state(self.before_prepared(i))
+        self.stores.bodies[i].reported_state(self.before_prepared(i))
     }
 
     /// Body `i` just before the impulses of a step prepared at this instant, if any (see
     /// [`Body::reported_motion`]).
     fn before_prepared(&self, i: usize) -> Option<&crate::body::BodyHot> {
-        self.clock.prepared.and(self.clock.prepared_from.get(i))
+        self.stores
+            .clock
+            .prepared
+            .and(self.stores.clock.prepared_from.get(i))
     }
 
     /// Counters so far.
     pub fn counts(&self) -> &Counts {
-        &self.stats.counts
+        &self.stores.stats.counts
     }
 
     /// Largest penetration depth seen at any event or frame (m, >= 0).
     pub fn max_penetration(&self) -> f64 {
-        self.stats.max_penetration
+        self.stores.stats.max_penetration
     }
 
     /// Where the largest penetration ([`Self::max_penetration`]) was seen, if any pair ever
     /// overlapped: its depth, the time and the two bodies, so a run whose quality figure is off
     /// names the place to look.
     pub fn deepest_overlap(&self) -> Option<DeepestOverlap> {
-        let (time, a, b) = self.stats.deepest_at;
-        (self.stats.max_penetration > 0.0).then_some(DeepestOverlap {
-            depth: self.stats.max_penetration,
+        let (time, a, b) = self.stores.stats.deepest_at;
+        (self.stores.stats.max_penetration > 0.0).then_some(DeepestOverlap {
+            depth: self.stores.stats.max_penetration,
             time,
             a: a as usize,
             b: b as usize,
@@ -449,28 +382,30 @@ impl World {
 
     /// Gravity (m/s²).
     pub fn gravity(&self) -> DVec3 {
-        self.settings.gravity
+        self.stores.settings.gravity
     }
 
     /// Total kinetic energy of the dynamic bodies (J).
     pub fn kinetic_energy(&self) -> f64 {
-        (0..self.bodies.len())
-            .map(|i| self.bodies[i].reported_kinetic_energy(self.before_prepared(i)))
+        (0..self.stores.bodies.len())
+            .map(|i| self.stores.bodies[i].reported_kinetic_energy(self.before_prepared(i)))
             .sum()
     }
 
     /// Total gravitational potential energy of the dynamic bodies, `-m g·x` (J).
     pub fn potential_energy(&self) -> f64 {
-        self.bodies
+        self.stores
+            .bodies
             .iter()
             .filter(|b| b.is_dynamic())
-            .map(|b| -self.settings.gravity.dot(b.position) / b.inv_mass)
+            .map(|b| -self.stores.settings.gravity.dot(b.position) / b.inv_mass)
             .sum()
     }
 
     /// Total linear momentum of the dynamic bodies (kg m/s).
     pub fn momentum(&self) -> DVec3 {
-        self.bodies
+        self.stores
+            .bodies
             .iter()
             .enumerate()
             .filter(|(_, b)| b.is_dynamic())
@@ -481,12 +416,12 @@ impl World {
     /// Number of pairs whose last separating axis is stored (see `World::prune_last_axes`):
     /// at most about twice a step's broad-phase pairs plus a constant, however long the run.
     pub fn stored_axes(&self) -> usize {
-        self.pairs.bounds.last_axis.len()
+        self.stores.pairs.bounds.last_axis.len()
     }
 
     /// Wall time per stage so far.
     pub fn stage_times(&self) -> &StageTimes {
-        &self.stats.stage_times
+        &self.stores.stats.stage_times
     }
 
     /// Runs the frame-start stages (swept boxes, broad phase, pair bounds) through `stages`
@@ -499,14 +434,14 @@ impl World {
     /// Whether a step's event loop may run on threads, one group of islands each (default: on;
     /// the results are the same either way, bit for bit: see `world/islands.rs`).
     pub fn set_parallel_islands(&mut self, on: bool) {
-        self.settings.parallel_islands = on;
+        self.stores.settings.parallel_islands = on;
     }
 
     /// Scales the margin by which an island's limits exceed its bodies' swept boxes (default
     /// 1). Only the speed changes with it: 0 makes nearly every run void (each redone in one
     /// loop), which the tests use to check that path.
     pub fn set_island_margin(&mut self, scale: f64) {
-        self.settings.island_margin = scale.max(0.0);
+        self.stores.settings.island_margin = scale.max(0.0);
     }
 
     /// Name of the frame stages in use ("host" when none were set).

@@ -1,11 +1,11 @@
 //! Sleeping and waking (Mirtich 1996 §4.2): a supported body at rest for a while sleeps; an
 //! impact faster than a microcollision train wakes it and every sleeper resting on it.
 
-use super::World;
+use super::stores::{Scratch, Stores};
 use crate::body::{Body, Motion};
 use glam::DVec3;
 
-impl World {
+impl Stores {
     /// Puts to sleep, at the end of a frame, every awake dynamic body that has stayed within
     /// `rest_distance` of its rest anchor for `sleep_time` while a fixed or sleeping support
     /// held it up (Mirtich 1996, §4.2: the rule needs contact, low speed over a time window and
@@ -37,14 +37,14 @@ impl World {
     /// Wakes sleeping body `i` at time `t`, and every sleeping body resting on it, transitively
     /// upwards (a body left asleep above a woken support would hang in mid-air). Woken bodies get
     /// new boxes and bounds for their pairs ([`Self::rebound_bodies`]).
-    pub(super) fn wake_up(&mut self, i: usize, t: f64) {
+    pub(super) fn wake_up(&mut self, i: usize, t: f64, s: &mut Scratch) {
         let up = -self.settings.gravity.normalize_or_zero();
-        let mut stack = std::mem::take(&mut self.scratch.wake_stack);
+        let stack = &mut s.wake_stack;
         stack.clear();
         stack.push(i);
-        let mut woken = std::mem::take(&mut self.scratch.woken);
+        let woken = &mut s.woken;
         woken.clear();
-        let mut cand = std::mem::take(&mut self.scratch.candidates);
+        let cand = &mut s.rebound.candidates;
         while let Some(k) = stack.pop() {
             if !self.bodies[k].asleep {
                 continue;
@@ -54,21 +54,18 @@ impl World {
             self.stats.counts.wakes += 1;
             woken.push(k);
             let bx = self.pairs.boxes[k];
-            self.pairs.grid.query(k, &bx, &self.pairs.boxes, &mut cand);
+            self.pairs.grid.query(k, &bx, &self.pairs.boxes, cand);
             let height = self.bodies[k].position.dot(up);
-            for &j in &cand {
+            for &j in cand.iter() {
                 let j = j as usize;
                 if self.bodies[j].asleep && self.bodies[j].position.dot(up) > height {
                     stack.push(j);
                 }
             }
         }
-        self.scratch.candidates = cand;
         // New boxes and bounds for the woken bodies, each pair of two woken bodies once.
         woken.sort_unstable();
-        self.rebound_bodies(&woken, t);
-        self.scratch.woken = woken;
-        self.scratch.wake_stack = stack;
+        self.rebound_bodies(woken, t, &mut s.rebound);
     }
 
     /// Records that the contact impulse along `n` (from b to a) held a up from b, or b from a.

@@ -26,7 +26,7 @@ impl World {
         let mut bodies = std::mem::take(&mut self.stage_scratch.bodies);
         bodies.clear();
         let mut overrides = Vec::new();
-        for (i, b) in self.bodies.iter().enumerate() {
+        for (i, b) in self.stores.bodies.iter().enumerate() {
             let motion = match b.motion {
                 Motion::Dynamic if b.asleep => stages::MOTION_FIXED,
                 Motion::Dynamic => stages::MOTION_DYNAMIC,
@@ -72,7 +72,7 @@ impl World {
                 // A body on a path: the stages sweep constant velocities, so the host passes
                 // its swept box over the path (rounded outwards); its pairs' stage bounds are
                 // not used (`seed_pairs`).
-                let bx = self.body_box(i, t1 - t0);
+                let bx = self.stores.body_box(i, t1 - t0);
                 let aabb = stages::StageAabb::new(
                     [down(bx.min.x), down(bx.min.y), down(bx.min.z)],
                     [up(bx.max.x), up(bx.max.y), up(bx.max.z)],
@@ -91,32 +91,37 @@ impl World {
                 overrides.push(BoxOverride::new(i as u32, aabb));
             }
         }
-        let g = self.settings.gravity.as_vec3().to_array();
-        let params = FrameParams::new(g, 0.0, (t1 - t0) as f32, self.settings.epsilon as f32);
+        let g = self.stores.settings.gravity.as_vec3().to_array();
+        let params = FrameParams::new(
+            g,
+            0.0,
+            (t1 - t0) as f32,
+            self.stores.settings.epsilon as f32,
+        );
         let stages = self.stages.as_mut().expect("stages set");
         let clock = std::time::Instant::now();
         let out = stages
             .frame(&mut bodies, &overrides, &params)
             .map_err(|e| SimError::Stage(e.to_string()))?;
-        self.stats.stage_times.frame_stages += clock.elapsed().as_secs_f64();
+        self.stores.stats.stage_times.frame_stages += clock.elapsed().as_secs_f64();
         self.stage_scratch.bodies = bodies;
         // The host's own f64 boxes for the per-event queries (the same as on the host path,
         // so a query after an event finds the same neighbours on both paths: the f32 boxes are
         // padded outwards and would add pairs at the edges, each then measured and bounded
         // along its own axis, which moves later events by rounding amounts).
-        self.pairs.boxes.clear();
-        for i in 0..self.bodies.len() {
-            let b = self.body_box(i, t1 - t0);
-            self.pairs.boxes.push(b);
+        self.stores.pairs.boxes.clear();
+        for i in 0..self.stores.bodies.len() {
+            let b = self.stores.body_box(i, t1 - t0);
+            self.stores.pairs.boxes.push(b);
         }
-        debug_assert_eq!(out.boxes.len(), self.pairs.boxes.len());
-        let bodies_ref = &self.bodies;
-        self.pairs
-            .grid
-            .reset(&self.pairs.boxes, |i| bodies_ref[i].motion != Motion::Fixed);
-        for i in 0..self.pairs.boxes.len() {
-            let b = self.pairs.boxes[i];
-            self.pairs.grid.insert(i, &b);
+        debug_assert_eq!(out.boxes.len(), self.stores.pairs.boxes.len());
+        let bodies_ref = &self.stores.bodies;
+        self.stores.pairs.grid.reset(&self.stores.pairs.boxes, |i| {
+            bodies_ref[i].motion != Motion::Fixed
+        });
+        for i in 0..self.stores.pairs.boxes.len() {
+            let b = self.stores.pairs.boxes[i];
+            self.stores.pairs.grid.insert(i, &b);
         }
         // The stages' boxes contain the host's (padded by ε/2 and rounding): their pairs
         // include every pair of the host's boxes, which keep exactly the host path's pairs.
@@ -128,13 +133,15 @@ impl World {
         stage_bounds.clear();
         for pb in &out.bounds {
             let (a, b) = (pb.a as usize, pb.b as usize);
-            if self.pairs.boxes[a].overlaps(&self.pairs.boxes[b]) && self.pair_matters(a, b) {
+            if self.stores.pairs.boxes[a].overlaps(&self.stores.pairs.boxes[b])
+                && self.stores.pair_matters(a, b)
+            {
                 pairs.push((a, b));
                 stage_bounds.push(pb.toi_bound);
             }
         }
-        self.stats.counts.broad_phase_pairs += pairs.len() as u64;
-        self.seed_pairs(&pairs, Some(&stage_bounds), t0);
+        self.stores.stats.counts.broad_phase_pairs += pairs.len() as u64;
+        self.stores.seed_pairs(&pairs, Some(&stage_bounds), t0);
         self.scratch.step_pairs = pairs;
         self.stage_scratch.bounds = stage_bounds;
         Ok(())

@@ -9,21 +9,43 @@
 //! - [`RunStats`]: what the run reports (counters, penetration, impulses, stage times).
 //! - [`Scratch`]: reusable buffers of the event loop (no allocation once grown).
 //!
-//! The bodies (`Vec<Body>`), the settings and the joints are stores of their own, owned by the
-//! world beside these.
+//! [`Stores`] gathers them with the bodies, the settings and the joints: what an event loop runs
+//! over, the world's own or an island's subset ([`super::islands`]). The scratch buffers stay
+//! apart from them, so that a stage can hold a buffer while it calls another stage.
 
 use super::counts::{Counts, StageTimes};
 use super::event_log::ImpulseEvent;
 use super::impacts::ImpactScratch;
 use super::pair_bound::FirstBound;
-use crate::body::BodyHot;
+use super::settings::Settings;
+use crate::body::{Body, BodyHot};
 use crate::event_heap::{EventHeap, PairEvent};
 use crate::hash_grid::HashGrid;
+use crate::joints::Joints;
 use crate::narrow_phase::ContactPoint;
 use crate::resting_contact::{RestingContact, Solver, TrackedPoint};
 use crate::swept_aabb::Aabb;
 use glam::DVec3;
 use rustc_hash::{FxHashMap, FxHashSet};
+
+/// What an event loop runs over: the world's stores, or an island's subset of them.
+#[derive(Default)]
+pub(super) struct Stores {
+    pub(super) bodies: Vec<Body>,
+    /// What the scene fixed for the whole run (cloned into island stores).
+    pub(super) settings: Settings,
+    pub(super) clock: Clock,
+    /// Which pair is measured when: heap, kept bounds, last axes, swept boxes and their grid.
+    pub(super) pairs: Pairs,
+    /// The joints and their articulations ([`crate::joints`]).
+    pub(super) joints: Joints,
+    /// Resting contact as constraints: contact step, held pairs, clusters, impact sets.
+    pub(super) contacts: Contacts,
+    pub(super) stats: RunStats,
+    /// Tests only: watches that every popped pair gets a new bound.
+    #[cfg(test)]
+    pub(super) watch: Option<super::tests::BoundWatch>,
+}
 
 /// The world's clock.
 #[derive(Default)]
@@ -111,29 +133,12 @@ pub(super) struct HeldPairs {
     pub(super) resolves: FxHashMap<(u32, u32), u32>,
 }
 
-/// Reusable buffers of the local re-solves and their clusters (no allocation per event).
+/// The local re-solves' state kept across events: their solver (its impulses warm-start the
+/// next re-solve) and which bodies the present ring has listed.
 #[derive(Default)]
 pub(super) struct Cluster {
     /// Solver of the local re-solves.
     pub(super) solver: Solver,
-    /// The pairs of the ring being solved, in the solve's order.
-    pub(super) ring_pairs: Vec<(usize, usize)>,
-    /// The bodies on the next ring.
-    pub(super) ring_bodies: Vec<usize>,
-    /// The ring's contacts.
-    pub(super) contacts: Vec<RestingContact>,
-    /// Velocities of the ring's bodies before the solve (to see which changed).
-    pub(super) velocities_before: Vec<(usize, DVec3, DVec3)>,
-    /// The next round's seed pairs with their try numbers.
-    pub(super) seeds: Vec<(usize, usize, u32)>,
-    /// Every body the cluster moved.
-    pub(super) moved: Vec<usize>,
-    /// The held pairs at a round's boundary.
-    pub(super) candidates: Vec<(usize, usize)>,
-    /// The round's ring in pair order.
-    pub(super) ring: Vec<(usize, usize)>,
-    /// The pairs of the ring being built, as a set.
-    pub(super) ring_set: FxHashSet<(usize, usize)>,
     /// Per body, the stamp of the last local re-solve that listed it, and that stamp.
     pub(super) body_stamps: Vec<u32>,
     pub(super) ring_stamp: u32,
@@ -146,8 +151,6 @@ pub(super) struct Contacts {
     pub(super) step: ContactStep,
     pub(super) held: HeldPairs,
     pub(super) cluster: Cluster,
-    /// Buffers of the simultaneous impacts ([`super::impacts`]).
-    pub(super) impacts: ImpactScratch,
 }
 
 /// What the run reports.
@@ -163,29 +166,94 @@ pub(super) struct RunStats {
     pub(super) stage_times: StageTimes,
 }
 
-/// Reusable buffers of the event loop and the contact step (no allocation once grown).
+/// Reusable buffers of the event loop and the contact step (no allocation once grown). Each
+/// stage is handed the buffers it uses, so a stage can hold one while it calls another.
 #[derive(Default)]
 pub(super) struct Scratch {
-    /// Contact points of the latest proximity query.
+    /// Contact points of the latest proximity query of the popped pair (or of the pair a
+    /// stage measures).
     pub(super) points: Vec<ContactPoint>,
-    /// Grid query results.
-    pub(super) candidates: Vec<u32>,
+    /// A band-crossing search's trial points (the popped pair's stay in `points`).
+    pub(super) crossing_points: Vec<ContactPoint>,
+    /// The bodies an impulse changed and their grid neighbours, to re-bound.
+    pub(super) rebound: Rebound,
+    /// Buffers of one pair's collision response.
+    pub(super) response: Response,
+    /// The local re-solves and their clusters.
+    pub(super) cluster: ClusterScratch,
+    /// The impact sets ([`super::impacts`]) and the bodies one moved.
+    pub(super) impacts: ImpactScratch,
+    pub(super) impact_moved: Vec<usize>,
     /// The step's candidate pairs.
     pub(super) step_pairs: Vec<(usize, usize)>,
     /// Bodies a contact step touched, or a wake-up woke.
     pub(super) woken: Vec<usize>,
-    /// Stack of `World::wake_up`, frontier of `World::solve_rings`.
+    /// Stack of `Stores::wake_up`, frontier of `Stores::solve_rings`.
     pub(super) wake_stack: Vec<usize>,
-    /// The popped pair's points, kept while its band crossing is searched for.
-    pub(super) crossing_points: Vec<ContactPoint>,
     /// The contact impulses a solve reports.
     pub(super) pushed: Vec<crate::resting_contact::ContactImpulse>,
-    /// The bodies `World::rebound_after_change` re-bounds.
-    pub(super) changed_bodies: Vec<usize>,
+}
+
+/// Buffers of the local re-solves and their clusters ([`super::held`]).
+#[derive(Default)]
+pub(super) struct ClusterScratch {
+    /// The next round's seed pairs with their try numbers.
+    pub(super) seeds: Vec<(usize, usize, u32)>,
+    /// Every body the cluster moved.
+    pub(super) moved: Vec<usize>,
+    /// The bodies a collision hit (whose held pairs may need re-solving).
+    pub(super) hit: Vec<usize>,
+    pub(super) ring: Ring,
+}
+
+/// Buffers of one local re-solve ([`Stores::solve_rings`]).
+#[derive(Default)]
+pub(super) struct Ring {
+    /// The pairs of the ring being solved, in the solve's order; after the solve, the pairs
+    /// it solved.
+    pub(super) pairs: Vec<(usize, usize)>,
+    /// The pairs of the ring being built, as a set.
+    pub(super) listed: FxHashSet<(usize, usize)>,
+    /// The bodies whose held pairs join the ring next, and those of the ring after.
+    pub(super) frontier: Vec<usize>,
+    pub(super) next: Vec<usize>,
+    /// The ring's contacts.
+    pub(super) contacts: Vec<RestingContact>,
+    /// Velocities of the ring's bodies before the solve (to see which changed).
+    pub(super) before: Vec<(usize, DVec3, DVec3)>,
+    /// The contact impulses the solve reports.
+    pub(super) pushed: Vec<crate::resting_contact::ContactImpulse>,
+    /// Contact points of the pair being measured.
+    pub(super) points: Vec<ContactPoint>,
+    /// Buffers of the search for the next round's seeds.
+    pub(super) near: Near,
+}
+
+/// Buffers of the search for held pairs a re-solve pushed ([`Stores::pushed_held_pairs`]).
+#[derive(Default)]
+pub(super) struct Near {
+    /// The moved bodies' held pairs.
+    pub(super) candidates: Vec<(usize, usize)>,
+    /// The ring just solved, sorted.
+    pub(super) solved: Vec<(usize, usize)>,
+    /// Contact points of the pair being measured.
+    pub(super) points: Vec<ContactPoint>,
+}
+
+/// The buffers of a re-bounding after an impulse ([`Stores::rebound_after_change`]).
+#[derive(Default)]
+pub(super) struct Rebound {
+    /// The bodies whose trajectories changed (ascending).
+    pub(super) changed: Vec<usize>,
+    /// Grid query results.
+    pub(super) candidates: Vec<u32>,
+}
+
+/// The buffers of one pair's collision response ([`super::collide`]).
+#[derive(Default)]
+pub(super) struct Response {
+    /// Rows of `Stores::simultaneous_microcollision`.
+    pub(super) micro_rows: Vec<super::collide::MicroRow>,
     /// Velocities saved while finding an articulated collision matrix.
     pub(super) joint_saved: Vec<(usize, DVec3, DVec3)>,
-    /// Rows of `World::simultaneous_microcollision`.
-    pub(super) micro_rows: Vec<super::collide::MicroRow>,
-    /// The bodies an impact set moved.
-    pub(super) impact_moved: Vec<usize>,
 }

@@ -3,13 +3,13 @@
 //! hash grid ([`crate::hash_grid`]).
 
 use super::pair_bound::pair_matters;
-use super::World;
+use super::stores::Stores;
 use crate::body::{Body, Motion};
 use crate::kinematic_path::KinematicPath;
 use crate::swept_aabb::{swept_aabb, Aabb};
 use glam::DVec3;
 
-impl World {
+impl Stores {
     /// Body `i`'s swept box changed mid-step (an impulse, a wake-up): stores it and enters it in
     /// the grid. In an island's world, a box that is not inside the body's limit could reach
     /// another island: the island's run is then void (`escaped`).

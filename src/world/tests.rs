@@ -2,6 +2,7 @@
 
 use super::band_crossing::CROSSING_TOLERANCE;
 use super::bounds::AXIS_SLACK;
+use super::stores::Stores;
 use super::*;
 use crate::event_heap::PairEvent;
 use crate::resting_contact::{RestingContact, TrackedPoint};
@@ -18,7 +19,7 @@ pub(super) struct BoundWatch {
     unpopped: rustc_hash::FxHashMap<(u32, u32), (u32, u32)>,
 }
 
-impl World {
+impl Stores {
     /// A bound for (a, b) was pushed with the bodies' present versions.
     pub(super) fn watch_pushed(&mut self, a: usize, b: usize) {
         if let Some(watch) = &mut self.watch {
@@ -73,35 +74,49 @@ mass = 1.0
     let (a, b) = (0, 1); // the floor is a (the pair's order), the cube b
     let mut points = Vec::new();
     let margin = 2e-3;
-    body_proximity(&world.bodies[a], &world.bodies[b], margin, &mut points);
+    body_proximity(
+        &world.stores.bodies[a],
+        &world.stores.bodies[b],
+        margin,
+        &mut points,
+    );
     assert_eq!(points.len(), 4, "face on face: four corners");
     let tracked: Vec<TrackedPoint> = points
         .iter()
-        .map(|p| TrackedPoint::new(&world.bodies[a], &world.bodies[b], p))
+        .map(|p| TrackedPoint::new(&world.stores.bodies[a], &world.stores.bodies[b], p))
         .collect();
     for (tp, p) in tracked.iter().zip(&points) {
-        let (now, moved) = tp.now(&world.bodies[a], &world.bodies[b]);
+        let (now, moved) = tp.now(&world.stores.bodies[a], &world.stores.bodies[b]);
         assert!((now.separation - p.separation).abs() < 1e-12);
         assert!((now.position - p.position).length() < 1e-12);
         assert!(moved < 1e-12);
     }
     // A slide and a sink: each point moved by the displacement, 0.2 mm closer.
     let slide = DVec3::new(3e-3, 1e-3, -2e-4);
-    world.bodies[b].position += slide;
+    world.stores.bodies[b].position += slide;
     for (tp, p) in tracked.iter().zip(&points) {
-        let (now, moved) = tp.now(&world.bodies[a], &world.bodies[b]);
+        let (now, moved) = tp.now(&world.stores.bodies[a], &world.stores.bodies[b]);
         assert!((now.separation - (p.separation - 2e-4)).abs() < 1e-12);
         assert!((moved - slide.length()).abs() < 1e-12);
     }
     // And a twist and a tilt on top.
-    let cube = &mut world.bodies[b];
+    let cube = &mut world.stores.bodies[b];
     cube.orientation =
         (DQuat::from_rotation_z(2e-3) * DQuat::from_rotation_x(4e-4)) * cube.orientation;
-    body_proximity(&world.bodies[a], &world.bodies[b], margin, &mut points);
+    body_proximity(
+        &world.stores.bodies[a],
+        &world.stores.bodies[b],
+        margin,
+        &mut points,
+    );
     let mut exact: Vec<f64> = points.iter().map(|p| p.separation).collect();
     let mut now: Vec<f64> = tracked
         .iter()
-        .map(|tp| tp.now(&world.bodies[a], &world.bodies[b]).0.separation)
+        .map(|tp| {
+            tp.now(&world.stores.bodies[a], &world.stores.bodies[b])
+                .0
+                .separation
+        })
         .collect();
     exact.sort_by(f64::total_cmp);
     now.sort_by(f64::total_cmp);
@@ -130,16 +145,16 @@ fn a_changed_step_length_keeps_the_contact_forces() {
                         contact_sweeps = 64\nshock_sweeps = 0";
         let mut world = stacks_on_a_floor(settings, &[0.0], cubes);
         world.no_prepare = true; // the steps below start afresh
-        while world.clock.time < 1.0 - 1e-12 {
+        while world.stores.clock.time < 1.0 - 1e-12 {
             world.step_frame(1.0).unwrap();
         }
         // One step of length h: the sweeps it took to converge.
         let sweeps = |world: &mut World, h: f64| {
-            world.clock.contact_step = h;
-            let t = world.clock.time;
-            let before = world.stats.counts.contact_iterations;
+            world.stores.clock.contact_step = h;
+            let t = world.stores.clock.time;
+            let before = world.stores.stats.counts.contact_iterations;
             world.step(t, t + h).unwrap();
-            world.stats.counts.contact_iterations - before
+            world.stores.stats.counts.contact_iterations - before
         };
         let same = sweeps(&mut world, 0.0025);
         let doubled = sweeps(&mut world, 0.005);
@@ -174,21 +189,24 @@ fn every_popped_pair_gets_a_new_bound() {
         let mut scene = crate::scene::load(&path).unwrap();
         scene.world.resting_contact = mode;
         let mut world = World::new(&scene).unwrap();
-        world.watch = Some(BoundWatch::default());
+        world.stores.watch = Some(BoundWatch::default());
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()
             .unwrap();
         pool.install(|| {
-            while world.clock.time < 4.0 - 1e-9 {
-                let next = world.clock.time + 0.02;
+            while world.stores.clock.time < 4.0 - 1e-9 {
+                let next = world.stores.clock.time + 0.02;
                 world.step_frame(next).unwrap();
             }
         });
-        assert!(world.stats.counts.collisions > 100, "{mode:?}: no impact");
+        assert!(
+            world.stores.stats.counts.collisions > 100,
+            "{mode:?}: no impact"
+        );
         if mode == RestingContactMode::Constraints {
             assert!(
-                world.stats.counts.cluster_resolutions > 0,
+                world.stores.stats.counts.cluster_resolutions > 0,
                 "no cluster re-solve"
             );
         }
@@ -203,14 +221,14 @@ fn deepest_overlap_names_the_pair_and_time() {
     assert_eq!(world.deepest_overlap(), None);
     // Bodies 1..=3 stand 0.3 mm apart: sink the middle cube 1 mm into the bottom one at
     // t = 0.25 s, then the top cube 0.5 mm into the middle one.
-    for body in &mut world.bodies {
+    for body in &mut world.stores.bodies {
         body.time = 0.25;
     }
-    world.bodies[2].position.z -= 1.3e-3;
-    let d = world.measure(1, 2);
+    world.stores.bodies[2].position.z -= 1.3e-3;
+    let d = world.stores.measure(1, 2, &mut world.scratch.points);
     assert!((d + 1e-3).abs() < 1e-9, "distance {d}");
-    world.bodies[3].position.z -= 1.3e-3 + 0.8e-3;
-    let d = world.measure(2, 3);
+    world.stores.bodies[3].position.z -= 1.3e-3 + 0.8e-3;
+    let d = world.stores.measure(2, 3, &mut world.scratch.points);
     assert!((d + 0.5e-3).abs() < 1e-9, "distance {d}");
     let deepest = world.deepest_overlap().expect("an overlap was measured");
     assert!((deepest.depth - 1e-3).abs() < 1e-9);
@@ -251,24 +269,27 @@ fn the_warm_start_finds_pairs_in_any_order() {
     // Two stacks of three, so the step has pairs both before and after any other.
     let mut world = stacks_on_a_floor("contact_step_max = 0.0025", &[-1.0, 1.0], 3);
     world.no_prepare = true; // the step's contacts below are solved afresh
-    while world.clock.time < 0.5 - 1e-12 {
+    while world.stores.clock.time < 0.5 - 1e-12 {
         world.step_frame(0.5).unwrap();
     }
-    let contacts = world.contacts.step.contacts.clone();
+    let contacts = world.stores.contacts.step.contacts.clone();
     let runs: Vec<&[RestingContact]> = contacts.chunk_by(|x, y| (x.a, x.b) == (y.a, y.b)).collect();
     assert!(runs.len() >= 6, "{} pairs in the step", runs.len());
     assert!(runs
         .windows(2)
         .all(|w| (w[0][0].a, w[0][0].b) < (w[1][0].a, w[1][0].b)));
     let reversed: Vec<RestingContact> = runs.iter().rev().flat_map(|r| r.iter()).copied().collect();
-    let settings = world.step_settings(world.clock.contact_step, 1e-6, 64, 0.25);
+    let settings = world
+        .stores
+        .step_settings(world.stores.clock.contact_step, 1e-6, 64, 0.25);
     let solve = |solver: &mut crate::resting_contact::Solver, contacts: &[RestingContact]| {
-        let mut bodies = world.bodies.clone();
+        let mut bodies = world.stores.bodies.clone();
         let report = solver.solve(&mut bodies, contacts, &settings, true, |_| {});
         (report.iterations, bodies)
     };
-    let (sorted_sweeps, sorted) = solve(&mut world.contacts.step.solver.clone(), &contacts);
-    let (reversed_sweeps, out_of_order) = solve(&mut world.contacts.step.solver.clone(), &reversed);
+    let (sorted_sweeps, sorted) = solve(&mut world.stores.contacts.step.solver.clone(), &contacts);
+    let (reversed_sweeps, out_of_order) =
+        solve(&mut world.stores.contacts.step.solver.clone(), &reversed);
     let (cold_sweeps, _) = solve(&mut crate::resting_contact::Solver::default(), &contacts);
     eprintln!("sweeps: pair order {sorted_sweeps}, reversed {reversed_sweeps}, cold {cold_sweeps}");
     assert_eq!(sorted_sweeps, reversed_sweeps);
@@ -289,23 +310,29 @@ fn last_axes_are_pruned_to_the_current_pairs() {
     let mut world = World::default();
     let many = 2 * 10 + AXIS_SLACK + 1;
     for k in 0..many as u32 {
-        world.pairs.bounds.last_axis.insert((k, k + 1), DVec3::Z);
+        world
+            .stores
+            .pairs
+            .bounds
+            .last_axis
+            .insert((k, k + 1), DVec3::Z);
     }
     let pairs: Vec<(usize, usize)> = (0..10).map(|k| (k, k + 1)).collect();
-    world.prune_last_axes(&pairs);
+    world.stores.prune_last_axes(&pairs);
     assert_eq!(world.stored_axes(), 10);
-    assert_eq!(world.stats.counts.pruned_axes, 1);
+    assert_eq!(world.stores.stats.counts.pruned_axes, 1);
     // Within the allowance: nothing is dropped.
     for k in 0..(2 * 10 + AXIS_SLACK - 10) as u32 {
         world
+            .stores
             .pairs
             .bounds
             .last_axis
             .insert((k + 100, k + 101), DVec3::Z);
     }
-    world.prune_last_axes(&pairs);
+    world.stores.prune_last_axes(&pairs);
     assert_eq!(world.stored_axes(), 2 * 10 + AXIS_SLACK);
-    assert_eq!(world.stats.counts.pruned_axes, 1);
+    assert_eq!(world.stores.stats.counts.pruned_axes, 1);
 }
 
 /// A ball falling slowly inside its contact band over a floor: the instant its gap comes down
@@ -333,21 +360,25 @@ mass = 1.0
 "#;
     let scene = crate::scene::parse(text, std::path::Path::new("test.toml")).unwrap();
     let mut world = World::new(&scene).unwrap();
-    world.clock.frame_end = 1.0;
+    world.stores.clock.frame_end = 1.0;
     let (a, b) = (0, 1);
-    let eps = world.settings.epsilon;
+    let eps = world.stores.settings.epsilon;
     let level = 0.5 * eps;
     // gap(t) = 0.9 mm − 0.02 t − ½ g t²: its first root at the level, in closed form.
     let (g, v, d0) = (9.81, 0.02, 0.9e-3);
     let exact = (-v + (v * v + 2.0 * g * (d0 - level)).sqrt()) / g;
     let mut found = Vec::new();
     for start in [0.0, 0.2 * exact, 0.7 * exact] {
-        world.bodies[b].advance_to(start, world.settings.gravity);
-        let state = |w: &World| (w.bodies[b].time, w.bodies[b].position, w.bodies[b].velocity);
+        world.stores.bodies[b].advance_to(start, world.stores.settings.gravity);
+        let state = |w: &World| {
+            let body = &w.stores.bodies[b];
+            (body.time, body.position, body.velocity)
+        };
         let before = state(&world);
-        let d = world.measure(a, b);
+        let d = world.stores.measure(a, b, &mut world.scratch.points);
         let t = world
-            .band_crossing(a, b, d, level, start)
+            .stores
+            .band_crossing(a, b, d, level, start, &mut world.scratch)
             .expect("a crossing within the step");
         assert_eq!(
             before,
@@ -364,7 +395,7 @@ mass = 1.0
         found.push(t);
     }
     assert!(
-        world.stats.counts.distance_queries < 3 + 3 * 8,
+        world.stores.stats.counts.distance_queries < 3 + 3 * 8,
         "Newton's method converges in a few"
     );
 }
@@ -402,11 +433,11 @@ density = 1190.0
     );
     let scene = crate::scene::parse(&text, std::path::Path::new("test.toml")).unwrap();
     let world = World::new(&scene).unwrap();
-    let gravity = world.settings.gravity;
+    let gravity = world.stores.settings.gravity;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(31);
     let mut capped = 0;
     for _ in 0..600 {
-        let mut body = world.bodies[0].clone();
+        let mut body = world.stores.bodies[0].clone();
         // Mostly resting on its round bottom (lower extent along +z), sometimes anyhow.
         let tilt = if rng.random_bool(0.8) { 0.3 } else { 3.0 };
         body.orientation = DQuat::from_rotation_z(rng.random_range(-3.0..3.0))
@@ -489,9 +520,9 @@ fn axial_extents_hold_over_their_validity() {
         );
         let scene = crate::scene::parse(&text, std::path::Path::new("test.toml")).unwrap();
         let world = World::new(&scene).unwrap();
-        let gravity = world.settings.gravity;
+        let gravity = world.stores.settings.gravity;
         for _ in 0..400 {
-            let mut body = world.bodies[0].clone();
+            let mut body = world.stores.bodies[0].clone();
             body.orientation = DQuat::from_scaled_axis(DVec3::new(
                 rng.random_range(-3.0..3.0),
                 rng.random_range(-3.0..3.0),
