@@ -23,17 +23,17 @@
 //! those `tumble run` has always written.
 //!
 //! # The stall check
-//! Every frame must move the world's time forward. A frame that returns without advancing would
-//! be called again with the same arguments and so loop forever, silently; the run stops instead
-//! with [`RunError::Stalled`] at the time where it stuck. This is the check `tumble run` and
-//! `tumble bench` made; `batch` and `compare` had none, so a stalled trial or method hung the
-//! whole command. A threshold finer than "any advance" (a minimum step, a count of tiny frames)
-//! was left out: the world ends every frame on its grid or at the run's end, so a frame that moves
-//! at all has made a whole frame's progress, and a threshold would only be one more number to
-//! tune.
+//! Every call of the world must move its time forward. A call that returns without advancing
+//! would be made again with the same arguments and so loop forever, silently; the run stops
+//! instead with [`RunError::Stalled`] at the time where it stuck. This is the check `tumble run`
+//! and `tumble bench` made, word for word; `batch` and `compare` had none, so a stalled trial or
+//! method hung the whole command. A stricter test (a least advance, a count of short frames) was
+//! left out: the world ends each call on its frame grid or at the end it is given, so any advance
+//! is real progress, and a threshold would be one more number to tune.
 //!
-//! The run is over when the world's time reaches the end exactly (`time < until` steps on): the
-//! world lands on the end it is given, bit for bit, so no tolerance is needed to stop there.
+//! The run is over when the world's time reaches the end (`time < until` steps on), with no
+//! tolerance: the world lands on the end it is given bit for bit (`batch` and `compare` used to
+//! stop 1e-12 s short of it).
 
 use crate::output::{EventsWriter, FramesWriter, OutputError};
 use crate::scene::{Scene, SceneError};
