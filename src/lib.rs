@@ -35,6 +35,7 @@ pub mod resting_contact;
 pub mod run_record;
 pub mod scene;
 pub mod shape;
+pub mod simulation;
 pub mod stages;
 pub mod swept_aabb;
 pub mod tessellate;

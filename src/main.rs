@@ -10,12 +10,14 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 use tumble::gpu::{Backend, BackendKind};
 use tumble::output::{self, FramesWriter, Summary};
 use tumble::scene::{self, Scene};
+use tumble::simulation::{FrameSink, RunError, Simulation, SinkError};
 use tumble::world::World;
 
 /// The system allocator, counting the event loops' allocations for `tumble bench`'s report.
@@ -539,10 +541,10 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         }
         scene.world.duration = d;
     }
-    let mut world = World::new(&scene)?;
+    let mut sim = Simulation::new(&scene)?;
     // After the scene checks, so that an invalid scene fails without opening a device.
     let backend = select_backend(args.backend)?;
-    backend.install(&mut world);
+    backend.install(sim.world_mut());
 
     let out_dir = args
         .out
@@ -553,7 +555,7 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
     let summary_path = out_dir.join("summary.json");
     let events_path = out_dir.join("events.csv");
     let mut events = if args.events {
-        world.record_events(true);
+        sim.world_mut().record_events(true);
         Some(output::EventsWriter::create(&events_path)?)
     } else {
         // A log left by an earlier run in this directory would not match these frames.
@@ -567,64 +569,37 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
             _ => None,
         }
     };
-    let mut event_scratch = Vec::new();
 
     let start = Instant::now();
-    let duration = scene.world.duration;
-    let progress = progress_bar(&scene);
+    let mut progress = FrameProgress(progress_bar(&scene));
     let mut frames = FramesWriter::create(&frames_path)?;
-    frames.write_frame(&world)?;
-    let frame_period = scene.world.frame_period;
-    // The whole frame loop on one pool thread (`on_pool`), not handed over at every frame.
-    let looped = tumble::world::on_pool(|| -> Result<Option<String>, Failure> {
-        let mut sim_error = None;
-        // Frame k ends at k * frame_period, computed by multiplication: summing the period
-        // would drift (ten steps of 0.02 s end at 0.19999999999999998) and leave a sliver of a
-        // frame at the end. The inner loop absorbs any such sliver inside the world, so that
-        // there is exactly one row per frame, at the frame's nominal time.
-        let mut k: u64 = 0;
-        'frames: while world.time() < duration {
-            k += 1;
-            let target = (k as f64 * frame_period).min(duration);
-            if target <= world.time() {
-                continue;
-            }
-            while world.time() < target {
-                let before = world.time();
-                if let Err(e) = world.step_frame(target) {
-                    sim_error = Some(format!("simulation failed at t = {} s: {e}", world.time()));
-                    break 'frames;
-                }
-                if world.time() <= before {
-                    // A world that does not advance would loop forever; report it as a failure.
-                    sim_error = Some(format!(
-                        "simulation failed: time did not advance past t = {before} s"
-                    ));
-                    break 'frames;
-                }
-            }
-            frames.write_frame(&world)?;
-            if let Some(w) = events.as_mut() {
-                w.write_events(&mut world, &mut event_scratch)?;
-            }
-            progress.inc(1);
-        }
-        Ok(sim_error)
-    });
-    let sim_error = looped?;
+    frames.write_frame(sim.world())?;
+    // Each frame: its rows, its impulses, a tick of the bar, in that order.
+    let mut sinks: Vec<&mut dyn FrameSink> = vec![&mut frames];
+    if let Some(w) = events.as_mut() {
+        sinks.push(w);
+    }
+    sinks.push(&mut progress);
+    let sim_error = match sim.run(None, &mut sinks) {
+        Ok(_) => None,
+        // An output file that cannot be written ends the run without a summary.
+        Err(RunError::Sink(e)) => return Err(Failure::failed(e.to_string())),
+        Err(e) => Some(e.to_string()),
+    };
     frames.finish()?;
     let event_rows = match events {
         Some(mut w) => {
             // What a failed frame recorded before it failed.
-            w.write_events(&mut world, &mut event_scratch)?;
+            w.write_events(sim.world_mut())?;
             let rows = w.rows();
             w.finish()?;
             Some(rows)
         }
         None => None,
     };
-    progress.finish_and_clear();
+    progress.0.finish_and_clear();
     let wall_time = start.elapsed().as_secs_f64();
+    let world = sim.world();
 
     let summary = Summary {
         scene: args.scene.display().to_string(),
@@ -635,7 +610,7 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         counts: world.counts().clone(),
         max_penetration: world.max_penetration(),
         error: sim_error.clone(),
-        bodies: Summary::bodies_of(&world),
+        bodies: Summary::bodies_of(world),
     };
     summary.write(&summary_path)?;
 
@@ -703,6 +678,16 @@ fn default_out_dir(scene: &Path) -> PathBuf {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "scene".to_string());
     Path::new("out").join(stem)
+}
+
+/// The run's progress bar as a frame sink: one tick per frame.
+struct FrameProgress(ProgressBar);
+
+impl FrameSink for FrameProgress {
+    fn frame(&mut self, _: &mut World) -> Result<ControlFlow<()>, SinkError> {
+        self.0.inc(1);
+        Ok(ControlFlow::Continue(()))
+    }
 }
 
 /// A frame-count progress bar on stderr when it is a terminal; hidden otherwise, so that logs and

@@ -111,6 +111,8 @@ pub struct EventsWriter {
     out: BufWriter<File>,
     path: PathBuf,
     rows: u64,
+    /// The impulses taken from the world, kept between frames so that its room is reused.
+    scratch: Vec<ImpulseEvent>,
 }
 
 impl EventsWriter {
@@ -120,6 +122,7 @@ impl EventsWriter {
             out: create_csv(path, EVENTS_HEADER)?,
             path: path.to_path_buf(),
             rows: 0,
+            scratch: Vec::new(),
         })
     }
 
@@ -129,14 +132,11 @@ impl EventsWriter {
     }
 
     /// Writes the impulses `world` recorded since the last call ([`World::take_events`]),
-    /// naming the bodies; `scratch` is a reusable buffer.
-    pub fn write_events(
-        &mut self,
-        world: &mut World,
-        scratch: &mut Vec<ImpulseEvent>,
-    ) -> Result<(), OutputError> {
+    /// naming the bodies.
+    pub fn write_events(&mut self, world: &mut World) -> Result<(), OutputError> {
+        let mut scratch = std::mem::take(&mut self.scratch);
         scratch.clear();
-        world.take_events(scratch);
+        world.take_events(&mut scratch);
         let map = |e| OutputError::new(&self.path, e);
         for e in scratch.iter() {
             let (a, b) = (world.body_name(e.a as usize), world.body_name(e.b as usize));
@@ -167,6 +167,7 @@ impl EventsWriter {
             writeln!(self.out).map_err(map)?;
         }
         self.rows += scratch.len() as u64;
+        self.scratch = scratch;
         Ok(())
     }
 

@@ -6,8 +6,10 @@ use super::poses::{classify, PoseTable};
 use crate::body::BodyState;
 use crate::gpu::Backend;
 use crate::scene::{BatchSpec, Scene};
+use crate::simulation::{FrameSink, RunError, Simulation, SinkError};
 use crate::world::World;
 use glam::DVec3;
+use std::ops::ControlFlow;
 use std::time::Instant;
 
 /// What one trial gives.
@@ -87,26 +89,25 @@ fn simulate(
     apply(&mut scene, spec, values);
     let mut world = World::new(&scene).map_err(|e| e.message)?;
     backend.install(&mut world);
-    let duration = scene.world.duration;
-    let dynamic: Vec<usize> = (0..world.body_count())
-        .filter(|&i| world.body(i).is_dynamic())
-        .collect();
+    let mut sim = Simulation::from_world(world, &scene);
     let sleeps = scene.world.sleep_time > 0.0;
+    let world = sim.world();
+    let mut watch = RestWatch {
+        classified: spec.classify,
+        asleep_since: None,
+        dynamic: (0..world.body_count())
+            .filter(|&i| world.body(i).is_dynamic())
+            .collect(),
+        stop_at_rest: spec.until_rest && sleeps,
+    };
+    sim.run(None, &mut [&mut watch]).map_err(|e| match e {
+        // The world's own message, as trials.csv has always had it.
+        RunError::Sim { error, .. } => error.to_string(),
+        other => other.to_string(),
+    })?;
+    let world = sim.world();
     let classified = spec.classify;
-    let mut asleep_since = None;
-    while world.time() < duration - 1e-12 {
-        world.step_frame(duration).map_err(|e| e.to_string())?;
-        if let Some(c) = classified {
-            if world.body(c).asleep {
-                asleep_since.get_or_insert(world.time());
-            } else {
-                asleep_since = None;
-            }
-        }
-        if spec.until_rest && sleeps && dynamic.iter().all(|&i| world.body(i).asleep) {
-            break;
-        }
-    }
+    let asleep_since = watch.asleep_since;
     let mut outcome = Outcome {
         max_penetration: world.max_penetration(),
         collisions: world.counts().collisions,
@@ -135,4 +136,31 @@ fn simulate(
         }
     }
     Ok(outcome)
+}
+
+/// Watches a trial's frames: when the classified body last fell asleep, and, for a trial that
+/// runs until rest, whether every dynamic body sleeps (then the trial ends).
+struct RestWatch {
+    classified: Option<usize>,
+    /// When the classified body fell asleep and has slept since (s).
+    asleep_since: Option<f64>,
+    dynamic: Vec<usize>,
+    /// `[batch] until_rest` in a scene whose bodies sleep.
+    stop_at_rest: bool,
+}
+
+impl FrameSink for RestWatch {
+    fn frame(&mut self, world: &mut World) -> Result<ControlFlow<()>, SinkError> {
+        if let Some(c) = self.classified {
+            if world.body(c).asleep {
+                self.asleep_since.get_or_insert(world.time());
+            } else {
+                self.asleep_since = None;
+            }
+        }
+        if self.stop_at_rest && self.dynamic.iter().all(|&i| world.body(i).asleep) {
+            return Ok(ControlFlow::Break(()));
+        }
+        Ok(ControlFlow::Continue(()))
+    }
 }

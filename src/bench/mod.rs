@@ -1,8 +1,8 @@
 //! `tumble bench`: runs a scene without writing frames and reports speed and quality.
 //!
-//! One run is `World::new` (timed separately as the time to first frame) followed by
-//! [`World::step_frame`](crate::world::World::step_frame) up to the duration; nothing else is
-//! timed, so the figures are the simulator's own cost. A bench repeats the run, reports each one
+//! One run is `World::new` (timed separately as the time to first frame) followed by the frames
+//! up to the duration, taken by [`Simulation::run`](crate::simulation::Simulation::run) as
+//! `tumble run` takes them; nothing else is timed, so the figures are the simulator's own cost. A bench repeats the run, reports each one
 //! and the medians of the timing figures, and checks that the repeats agree on the counters (the
 //! event loop is meant to be deterministic, so a disagreement is itself a finding).
 //!

@@ -1,5 +1,5 @@
 //! Running a bench: what to run ([`BenchOptions`]), the repeated runs ([`run()`]: build the world,
-//! step it to the duration, measure), and why a bench fails ([`BenchError`]).
+//! step it to the duration by [`Simulation::run`], measure), and why a bench fails ([`BenchError`]).
 
 use super::memory::{peak_memory_mib, reset_peak_memory};
 use super::quality::quality;
@@ -8,7 +8,9 @@ use super::table::significant;
 use super::{BenchScene, Timeline};
 use crate::event_loop_allocations;
 use crate::scene::{Scene, SceneError};
+use crate::simulation::{FrameSink, RunError, Simulation, SinkError};
 use crate::world::{SimError, World};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -117,7 +119,7 @@ fn run_once(
     // Each run's peak is its own, not the largest of the runs so far.
     reset_peak_memory();
     let start = Instant::now();
-    let mut world = build_world(scene)?;
+    let world = build_world(scene)?;
     let time_to_first_frame = start.elapsed().as_secs_f64();
     let allocations_before = event_loop_allocations::count();
 
@@ -139,33 +141,27 @@ fn run_once(
         0
     };
     let mut timeline = Timeline::new(csv.is_some(), frames);
+    let mut sim = Simulation::from_world(world, scene);
     let start = Instant::now();
-    // The whole frame loop on one pool thread (`on_pool`).
-    let failure = crate::world::on_pool(|| {
-        while world.time() < duration {
-            let before = world.time();
-            let stepped = world.step_frame(duration);
-            timeline.record(&world, start.elapsed().as_secs_f64());
-            match stepped {
-                Err(error) => {
-                    return Some(BenchError::Sim {
-                        run: index,
-                        time: world.time(),
-                        error,
-                    })
-                }
-                Ok(()) if world.time() <= before => {
-                    return Some(BenchError::Stalled {
-                        run: index,
-                        time: before,
-                    })
-                }
-                Ok(()) => {}
-            }
-        }
-        None
-    });
-    if let Some(failure) = failure {
+    let ran = sim.run(
+        None,
+        &mut [&mut TimelineSink {
+            timeline: &mut timeline,
+            start,
+        }],
+    );
+    if let Err(failure) = ran {
+        // The failed frame has its row too, as every frame does.
+        timeline.record(sim.world(), start.elapsed().as_secs_f64());
+        let failure = match failure {
+            RunError::Sim { time, error } => BenchError::Sim {
+                run: index,
+                time,
+                error,
+            },
+            RunError::Stalled { time } => BenchError::Stalled { run: index, time },
+            RunError::Sink(_) => unreachable!("the timeline sink never fails"),
+        };
         // The frames done are reported even so; the run's own failure comes first.
         write_csv(&timeline).ok();
         return Err(failure);
@@ -177,6 +173,7 @@ fn run_once(
         .zip(allocations_before)
         .map(|(now, before)| now.since(before));
 
+    let world = sim.world();
     let counts = world.counts().clone();
     let sim_time = world.time();
     let events = counts.collisions + counts.microcollisions;
@@ -190,10 +187,24 @@ fn run_once(
         peak_memory_mib,
         event_loop_allocations,
         stage_times: serde_json::to_value(world.stage_times()).unwrap_or(serde_json::Value::Null),
-        quality: quality(&world, outlet_z),
+        quality: quality(world, outlet_z),
         counts,
         by_second: timeline.by_second(),
     })
+}
+
+/// The timeline as a frame sink: a row at every frame's end, with the wall time since `start`.
+struct TimelineSink<'a> {
+    timeline: &'a mut Timeline,
+    start: Instant,
+}
+
+impl FrameSink for TimelineSink<'_> {
+    fn frame(&mut self, world: &mut World) -> Result<ControlFlow<()>, SinkError> {
+        self.timeline
+            .record(world, self.start.elapsed().as_secs_f64());
+        Ok(ControlFlow::Continue(()))
+    }
 }
 
 /// `n / wall`, and 0 for a run too short to time.

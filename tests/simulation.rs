@@ -1,0 +1,121 @@
+//! The frame loop every command shares ([`Simulation`]): one sink call per frame at k · frame
+//! period (computed by multiplication) and a last frame that stops at the end time, also off the
+//! grid; `step_frame` in a loop takes the same frames as `run`; a sink can end a run early; a run
+//! already at its end does nothing; the names are the scene's, in body order.
+
+use std::ops::ControlFlow;
+use std::path::Path;
+use tumble::scene::{self, Scene};
+use tumble::simulation::{FrameSink, RunEnd, Simulation, SinkError};
+use tumble::world::World;
+
+/// Four balls landing, rolling and meeting, in frames of 0.02 s.
+fn scene(duration: f64) -> Scene {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/experiments/four-balls.toml");
+    let mut scene = scene::load(&path).unwrap();
+    scene.world.duration = duration;
+    scene.world.frame_period = 0.02;
+    scene
+}
+
+/// Records each frame's time and every body's state text; stops after `stop_after` frames.
+#[derive(Default)]
+struct Record {
+    times: Vec<f64>,
+    states: Vec<String>,
+    stop_after: Option<usize>,
+}
+
+impl FrameSink for Record {
+    fn frame(&mut self, world: &mut World) -> Result<ControlFlow<()>, SinkError> {
+        self.times.push(world.time());
+        self.states.push(states(world));
+        Ok(match self.stop_after {
+            Some(n) if self.times.len() >= n => ControlFlow::Break(()),
+            _ => ControlFlow::Continue(()),
+        })
+    }
+}
+
+/// Every body's state, exactly (Debug prints the shortest text that reads back to the bits).
+fn states(world: &World) -> String {
+    (0..world.body_count())
+        .map(|i| format!("{:?}", world.body_state(i)))
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+#[test]
+fn run_calls_the_sinks_once_per_frame_on_the_frame_grid() {
+    let scene = scene(0.5);
+    let period = scene.world.frame_period;
+    let mut sim = Simulation::new(&scene).unwrap();
+    let mut record = Record::default();
+    assert!(matches!(
+        sim.run(None, &mut [&mut record]),
+        Ok(RunEnd::Reached)
+    ));
+    let expected: Vec<f64> = (1..=25).map(|k| (k as f64 * period).min(0.5)).collect();
+    assert_eq!(record.times, expected);
+    assert_eq!(sim.time(), 0.5);
+}
+
+#[test]
+fn an_end_off_the_grid_ends_the_last_frame_there() {
+    let scene = scene(0.513);
+    let mut sim = Simulation::new(&scene).unwrap();
+    let mut record = Record::default();
+    sim.run(None, &mut [&mut record]).unwrap();
+    assert_eq!(record.times.len(), 26);
+    assert_eq!(record.times[24], 25.0 * 0.02);
+    assert_eq!(*record.times.last().unwrap(), 0.513);
+    // At the end already: nothing to do, no frame.
+    sim.run(None, &mut [&mut record]).unwrap();
+    assert_eq!(record.times.len(), 26);
+}
+
+#[test]
+fn step_frame_takes_the_frames_run_takes() {
+    let scene = scene(0.513);
+    let mut whole = Simulation::new(&scene).unwrap();
+    let mut record = Record::default();
+    whole.run(None, &mut [&mut record]).unwrap();
+
+    let mut stepped = Simulation::new(&scene).unwrap();
+    let mut times = Vec::new();
+    let mut frames = Vec::new();
+    while stepped.time() < stepped.end() {
+        stepped.step_frame().unwrap();
+        times.push(stepped.time());
+        frames.push(states(stepped.world()));
+    }
+    assert_eq!(times, record.times);
+    assert!(frames == record.states, "the states differ");
+}
+
+#[test]
+fn a_sink_can_end_the_run_early() {
+    let scene = scene(0.5);
+    let mut sim = Simulation::new(&scene).unwrap();
+    let mut record = Record {
+        stop_after: Some(3),
+        ..Record::default()
+    };
+    let mut all = Record::default();
+    assert!(matches!(
+        sim.run(None, &mut [&mut record, &mut all]),
+        Ok(RunEnd::Stopped)
+    ));
+    // Every sink saw the frame that stopped it, and the run went no further.
+    assert_eq!(record.times.len(), 3);
+    assert_eq!(all.times, record.times);
+    assert_eq!(sim.time(), 3.0 * 0.02);
+}
+
+#[test]
+fn names_are_the_scenes_in_body_order() {
+    let scene = scene(0.1);
+    let sim = Simulation::new(&scene).unwrap();
+    let expected: Vec<&str> = scene.bodies.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(sim.names(), expected);
+}
