@@ -61,15 +61,15 @@ impl Stores {
             let (min, max) = b.collider.aabb(&b.pose());
             self.pairs.boxes.push(Aabb { min, max }.grown(margin));
         }
-        let mut pairs = std::mem::take(&mut s.step_pairs);
-        self.pairs_of_boxes(Body::is_awake_dynamic, |_, _| true, &mut pairs);
+        let pairs = &mut s.step_pairs;
+        self.pairs_of_boxes(Body::is_awake_dynamic, |_, _| true, pairs);
         if !self.joints.is_empty() {
             pairs.retain(|&(a, b)| !self.joints.joined(a, b));
         }
         // The proximity queries are independent: run them on all cores, each chunk into its
         // own flat list, and read the results back in pair order (so the step is the same on
         // any number of threads).
-        let measured = self.measure_pairs(&pairs, margin);
+        let measured = self.measure_pairs(pairs, margin);
         for (chunk, (meta, points)) in pairs.chunks(MEASURE_CHUNK).zip(&measured) {
             for (&(a, b), &(d, from, to, reused)) in chunk.iter().zip(meta) {
                 if from == usize::MAX {
@@ -123,7 +123,6 @@ impl Stores {
                 }
             }
         }
-        s.step_pairs = pairs;
         if self.contacts.step.contacts.is_empty() {
             return;
         }
@@ -139,7 +138,7 @@ impl Stores {
             .max(1);
         let mut settings = self.step_settings(h, 1e-6, self.settings.contact_sweeps * per, 0.25);
         settings.shock_iterations = self.settings.shock_sweeps * per;
-        let mut pushed = std::mem::take(&mut s.pushed);
+        let pushed = &mut s.pushed;
         pushed.clear();
         // The event log's velocities before the solve (only when it records).
         let before: Vec<(DVec3, DVec3)> = match self.settings.record_events {
@@ -161,16 +160,15 @@ impl Stores {
         self.stats.stage_times.contact_sweeps += report.sweep_seconds;
         self.stats.counts.step_point_sweeps +=
             (self.contacts.step.contacts.len() * report.iterations) as u64;
-        for c in &pushed {
+        for c in pushed.iter() {
             self.note_support(c.a, c.b, c.normal);
         }
         if self.settings.record_events {
-            self.log_contact_impulses(EventKind::Resting, &pushed, |i| before.get(i).copied());
+            self.log_contact_impulses(EventKind::Resting, pushed, |i| before.get(i).copied());
         }
-        s.pushed = pushed;
         // Every body of the step's contacts has a new trajectory: a new version (its bounds
         // are stale) and a new spin bound, once per body.
-        let mut touched = std::mem::take(&mut s.woken);
+        let touched = &mut s.woken;
         touched.clear();
         touched.extend(
             self.contacts
@@ -181,11 +179,10 @@ impl Stores {
         );
         touched.sort_unstable();
         touched.dedup();
-        for &i in &touched {
+        for &i in touched.iter() {
             self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
             self.bodies[i].refresh_bounds();
         }
-        s.woken = touched;
     }
 
     /// Proximity of every pair in `pairs` (bodies at their current states), `margin` as for

@@ -109,362 +109,12 @@ impl World {
         {
             return Ok(false);
         }
-        let mut s = std::mem::take(&mut self.islands);
+        let s = &mut self.islands;
         if s.skip > 0 {
             s.skip -= 1;
-            self.islands = s;
             return Ok(false);
         }
-        let result = self.run_islands(&mut s, t0, t1);
-        self.islands = s;
-        result
-    }
-
-    fn run_islands(&mut self, s: &mut IslandScratch, t0: f64, t1: f64) -> Result<bool, SimError> {
-        let group_count = self.plan_groups(s, t1 - t0);
-        if group_count < 2 {
-            // One island dominates; it will for a while (a jam lasts): plan again later.
-            s.skip = PLAN_RETRY;
-        }
-        if group_count < 2 {
-            return Ok(false);
-        }
-        while s.worlds.len() < group_count {
-            s.worlds.push(self.blank_like());
-        }
-        // Move the members in (their places get spares), copy the fixed bodies, and give each
-        // world its boxes, limits, grid, held pairs and last axes.
-        let mut ready = true;
-        for (group, w) in s.groups.iter_mut().zip(&mut s.worlds).take(group_count) {
-            w.stores.bodies.clear();
-            group.hot.clear();
-            for &x in &group.bodies {
-                if s.fixed[x] {
-                    w.stores.bodies.push(self.stores.bodies[x].clone());
-                } else {
-                    group.hot.push(self.stores.bodies[x].hot());
-                    let spare = match group.spares.pop() {
-                        Some(b) => b,
-                        None => self.stores.bodies[x].clone(),
-                    };
-                    w.stores
-                        .bodies
-                        .push(std::mem::replace(&mut self.stores.bodies[x], spare));
-                }
-            }
-            let m = group.bodies.len();
-            w.stores.pairs.boxes.clear();
-            w.stores
-                .pairs
-                .boxes
-                .extend(group.bodies.iter().map(|&x| self.stores.pairs.boxes[x]));
-            w.stores.pairs.limits.clear();
-            w.stores
-                .pairs
-                .limits
-                .extend(group.bodies.iter().map(|&x| s.limits[x]));
-            let bodies = &w.stores.bodies;
-            w.stores
-                .pairs
-                .grid
-                .reset(&w.stores.pairs.boxes, |k| bodies[k].moves());
-            for k in 0..m {
-                w.stores.pairs.grid.insert(k, &w.stores.pairs.boxes[k]);
-            }
-            w.stores.pairs.heap.clear();
-            w.stores.contacts.held.pairs.clear();
-            w.stores
-                .contacts
-                .held
-                .points
-                .clone_from(&self.stores.contacts.held.points);
-            w.stores.contacts.held.by_body.resize_with(m, Vec::new);
-            w.stores.contacts.held.by_body.truncate(m);
-            for (k, &x) in group.bodies.iter().enumerate() {
-                w.stores.contacts.held.by_body[k].clear();
-                for &(p, q) in self
-                    .stores
-                    .contacts
-                    .held
-                    .by_body
-                    .get(x)
-                    .map_or(&[][..], |v| &v[..])
-                {
-                    match (local(&group.bodies, p), local(&group.bodies, q)) {
-                        (Some(lp), Some(lq)) => {
-                            w.stores.contacts.held.by_body[k].push((lp, lq));
-                            // The tracked points are in the bodies' own frames: the same
-                            // ranges hold in the island's copy of `held_points` (none tracked
-                            // if the pair were somehow missing: it is then measured).
-                            let tracked = self
-                                .stores
-                                .contacts
-                                .held
-                                .pairs
-                                .get(&(p, q))
-                                .copied()
-                                .unwrap_or((0, 0));
-                            w.stores.contacts.held.pairs.insert((lp, lq), tracked);
-                        }
-                        // A fixed body's pairs with other islands' bodies (the local re-solves
-                        // never start from a fixed body, so its list need not be whole).
-                        _ if s.fixed[x] => {}
-                        // Cannot happen: a held pair's limits overlap, so it is in one island.
-                        _ => ready = false,
-                    }
-                }
-            }
-            w.stores.pairs.bounds.last_axis.clear();
-            for &(a, b) in &group.pairs {
-                if let Some(&n) = self.stores.pairs.bounds.last_axis.get(&(a, b)) {
-                    if let (Some(la), Some(lb)) = (local(&group.bodies, a), local(&group.bodies, b))
-                    {
-                        w.stores.pairs.bounds.last_axis.insert((la, lb), n);
-                    }
-                }
-            }
-            w.stores.pairs.bounds.later.clear();
-            w.stores.contacts.held.resolves.clear();
-            // The contact step's length adapts frame by frame (`World::adapt_step_length`) and
-            // sets the local re-solves' h: the pooled world must use this step's, not the one
-            // it was made with.
-            w.stores.clock.contact_step = self.stores.clock.contact_step;
-            w.stores.stats.counts = Counts::default();
-            w.stores.stats.event_log.clear();
-            w.stores.stats.max_penetration = 0.0;
-            w.stores.pairs.escaped = false;
-            w.stores.clock.time = t0;
-            w.stores.clock.frame_end = t1;
-        }
-        // The heap entries, each to its island's world.
-        for ev in self.stores.pairs.heap.events() {
-            // Moved-out members are spares now: read what they were from the scratch.
-            let owner = if s.fixed[ev.a as usize] { ev.b } else { ev.a };
-            let g = s.group_of[s.sets.root(owner as usize) as usize];
-            if g == NONE {
-                ready = false; // cannot happen: every island with entries has a group
-                continue;
-            }
-            let group = &s.groups[g as usize];
-            match (local(&group.bodies, ev.a), local(&group.bodies, ev.b)) {
-                (Some(la), Some(lb)) => s.worlds[g as usize].stores.pairs.heap.push(PairEvent {
-                    a: la,
-                    b: lb,
-                    ..*ev
-                }),
-                _ => ready = false,
-            }
-        }
-        let results: Vec<Result<(), SimError>> = if ready {
-            s.worlds[..group_count]
-                .par_iter_mut()
-                .map(|w| w.stores.run_event_loop(t1, &mut w.scratch))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let void = !ready
-            || results.iter().any(Result::is_err)
-            || s.worlds[..group_count]
-                .iter()
-                .any(|w| w.stores.pairs.escaped);
-        // Move the members back (updated, or as they were if the run is void).
-        for (group, w) in s.groups.iter_mut().zip(&mut s.worlds).take(group_count) {
-            let mut hot = group.hot.iter();
-            for (k, &x) in group.bodies.iter().enumerate() {
-                if s.fixed[x] {
-                    continue;
-                }
-                std::mem::swap(&mut self.stores.bodies[x], &mut w.stores.bodies[k]);
-                let before = hot.next().expect("a snapshot per member");
-                if void {
-                    self.stores.bodies[x].restore(before);
-                } else {
-                    self.stores.pairs.boxes[x] = w.stores.pairs.boxes[k];
-                }
-            }
-            group.spares.append(&mut w.stores.bodies);
-            // As many spares as members (the fixed bodies' copies would pile up otherwise).
-            group.spares.truncate(group.hot.len());
-        }
-        if void {
-            self.stores.stats.counts.parallel_escapes += 1;
-            return Ok(false);
-        }
-        for (group, w) in s.groups.iter().zip(&s.worlds).take(group_count) {
-            self.stores.stats.counts.accumulate(&w.stores.stats.counts);
-            let at = |k: u32| group.bodies[k as usize] as u32;
-            if w.stores.stats.max_penetration > self.stores.stats.max_penetration {
-                self.stores.stats.max_penetration = w.stores.stats.max_penetration;
-                let (time, la, lb) = w.stores.stats.deepest_at;
-                let (a, b) = (at(la), at(lb));
-                self.stores.stats.deepest_at = (time, a.min(b), a.max(b));
-            }
-            self.stores
-                .stats
-                .event_log
-                .extend(w.stores.stats.event_log.iter().map(|e| ImpulseEvent {
-                    a: at(e.a),
-                    b: at(e.b),
-                    ..*e
-                }));
-            for (&(la, lb), &n) in &w.stores.pairs.bounds.last_axis {
-                self.stores
-                    .pairs
-                    .bounds
-                    .last_axis
-                    .insert((at(la), at(lb)), n);
-            }
-            for (&(la, lb), ev) in &w.stores.pairs.bounds.later {
-                let (a, b) = (at(la), at(lb));
-                self.stores
-                    .pairs
-                    .bounds
-                    .later
-                    .insert((a, b), PairEvent { a, b, ..*ev });
-            }
-        }
-        self.stores.stats.counts.parallel_loops += 1;
-        Ok(true)
-    }
-
-    /// Limits, islands and groups for a step of length `h` (bodies at its start, heap seeded);
-    /// returns the number of groups (< 2: not worth threads).
-    fn plan_groups(&mut self, s: &mut IslandScratch, h: f64) -> usize {
-        let n = self.stores.bodies.len();
-        // A body's limit: its swept box grown by as far as a reversal of its present motion
-        // could take it over the step, plus ε_c and g·h² (scaled by `island_margin`).
-        let g = self.stores.settings.gravity.length();
-        s.fixed.clear();
-        s.fixed
-            .extend(self.stores.bodies.iter().map(|b| b.motion == Motion::Fixed));
-        s.limits.clear();
-        for ((b, bx), &fixed) in self
-            .stores
-            .bodies
-            .iter()
-            .zip(&self.stores.pairs.boxes)
-            .zip(&s.fixed)
-        {
-            if fixed {
-                s.limits.push(*bx);
-            } else {
-                let speed = b.velocity.length() + b.rotation_radius * b.max_angular_speed();
-                let margin = 2.0 * h * speed + self.stores.settings.epsilon + g * h * h;
-                s.limits
-                    .push(bx.grown(self.stores.settings.island_margin * margin));
-            }
-        }
-        // Islands: moving and sleeping bodies joined through overlapping limits.
-        let fixed = &s.fixed;
-        s.grid.reset(&s.limits, |i| !fixed[i]);
-        for i in 0..n {
-            s.grid.insert(i, &s.limits[i]);
-        }
-        s.sets.reset(n);
-        s.pairs.clear();
-        let mut cand = std::mem::take(&mut s.candidates);
-        for i in 0..n {
-            if s.fixed[i] {
-                continue;
-            }
-            s.grid.query(i, &s.limits[i], &s.limits, &mut cand);
-            for &j in &cand {
-                let j_fixed = s.fixed[j as usize];
-                if !j_fixed && (j as usize) < i {
-                    continue; // found from j's side
-                }
-                s.pairs.push(((i as u32).min(j), (i as u32).max(j)));
-                if !j_fixed {
-                    s.sets.union(i as u32, j);
-                }
-            }
-        }
-        s.candidates = cand;
-        s.sets.flatten();
-        // Heap entries per island; one island with most of them is not worth threads.
-        s.events.clear();
-        s.events.resize(n, 0);
-        let mut total = 0u64;
-        for ev in self.stores.pairs.heap.events() {
-            let owner = if s.fixed[ev.a as usize] { ev.b } else { ev.a };
-            s.events[s.sets.root(owner as usize) as usize] += 1;
-            total += 1;
-        }
-        let mut islands: Vec<(u32, u32)> = (0..n as u32)
-            .filter(|&r| s.events[r as usize] > 0)
-            .map(|r| (s.events[r as usize], r))
-            .collect();
-        let largest = islands.iter().map(|e| e.0).max().unwrap_or(0);
-        if islands.len() < 2 || largest as f64 > MAX_ISLAND_SHARE * total as f64 {
-            return 0;
-        }
-        // Largest first, each to the least loaded group.
-        islands.sort_unstable_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
-        let group_count = (GROUPS_PER_THREAD * rayon::current_num_threads()).min(islands.len());
-        s.groups
-            .resize_with(group_count.max(s.groups.len()), Group::default);
-        for group in &mut s.groups {
-            group.bodies.clear();
-            group.pairs.clear();
-            group.load = 0;
-        }
-        s.group_of.clear();
-        s.group_of.resize(n, NONE);
-        for &(count, root) in &islands {
-            let g = (0..group_count)
-                .min_by_key(|&g| (s.groups[g].load, g))
-                .expect("at least two groups");
-            s.groups[g].load += u64::from(count);
-            s.group_of[root as usize] = g as u32;
-        }
-        for i in 0..n {
-            if !s.fixed[i] {
-                let g = s.group_of[s.sets.root(i) as usize];
-                if g != NONE {
-                    s.groups[g as usize].bodies.push(i);
-                }
-            }
-        }
-        for &(a, b) in &s.pairs {
-            let a_fixed = s.fixed[a as usize];
-            let mover = if a_fixed { b } else { a };
-            let g = s.group_of[s.sets.root(mover as usize) as usize];
-            if g == NONE {
-                continue;
-            }
-            let group = &mut s.groups[g as usize];
-            group.pairs.push((a, b));
-            if a_fixed {
-                group.bodies.push(a as usize);
-            } else if s.fixed[b as usize] {
-                group.bodies.push(b as usize);
-            }
-        }
-        for group in &mut s.groups[..group_count] {
-            group.bodies.sort_unstable();
-            group.bodies.dedup();
-        }
-        group_count
-    }
-
-    /// Empty stores with this world's settings, for a group of islands.
-    fn blank_like(&self) -> Island {
-        Island {
-            stores: Stores {
-                // Never split again; empty stores and buffers.
-                settings: Settings {
-                    parallel_islands: false,
-                    ..self.stores.settings.clone()
-                },
-                clock: super::stores::Clock {
-                    contact_step: self.stores.clock.contact_step,
-                    ..Default::default()
-                },
-                ..Stores::default()
-            },
-            scratch: Scratch::default(),
-        }
+        run_islands(&mut self.stores, s, t0, t1)
     }
 
     /// Records the largest island of the step: awake dynamic bodies joined by broad-phase pairs
@@ -495,5 +145,343 @@ impl World {
             self.stores.stats.counts.largest_island.max(largest as u64);
         self.stores.stats.counts.largest_island_sum += largest as u64;
         self.stores.stats.counts.island_steps += 1;
+    }
+}
+
+fn run_islands(
+    stores: &mut Stores,
+    s: &mut IslandScratch,
+    t0: f64,
+    t1: f64,
+) -> Result<bool, SimError> {
+    let group_count = plan_groups(stores, s, t1 - t0);
+    if group_count < 2 {
+        // One island dominates; it will for a while (a jam lasts): plan again later.
+        s.skip = PLAN_RETRY;
+    }
+    if group_count < 2 {
+        return Ok(false);
+    }
+    while s.worlds.len() < group_count {
+        s.worlds.push(blank_like(stores));
+    }
+    // Move the members in (their places get spares), copy the fixed bodies, and give each
+    // world its boxes, limits, grid, held pairs and last axes.
+    let mut ready = true;
+    for (group, w) in s.groups.iter_mut().zip(&mut s.worlds).take(group_count) {
+        w.stores.bodies.clear();
+        group.hot.clear();
+        for &x in &group.bodies {
+            if s.fixed[x] {
+                w.stores.bodies.push(stores.bodies[x].clone());
+            } else {
+                group.hot.push(stores.bodies[x].hot());
+                let spare = match group.spares.pop() {
+                    Some(b) => b,
+                    None => stores.bodies[x].clone(),
+                };
+                w.stores
+                    .bodies
+                    .push(std::mem::replace(&mut stores.bodies[x], spare));
+            }
+        }
+        let m = group.bodies.len();
+        w.stores.pairs.boxes.clear();
+        w.stores
+            .pairs
+            .boxes
+            .extend(group.bodies.iter().map(|&x| stores.pairs.boxes[x]));
+        w.stores.pairs.limits.clear();
+        w.stores
+            .pairs
+            .limits
+            .extend(group.bodies.iter().map(|&x| s.limits[x]));
+        let bodies = &w.stores.bodies;
+        w.stores
+            .pairs
+            .grid
+            .reset(&w.stores.pairs.boxes, |k| bodies[k].moves());
+        for k in 0..m {
+            w.stores.pairs.grid.insert(k, &w.stores.pairs.boxes[k]);
+        }
+        w.stores.pairs.heap.clear();
+        w.stores.contacts.held.pairs.clear();
+        w.stores
+            .contacts
+            .held
+            .points
+            .clone_from(&stores.contacts.held.points);
+        w.stores.contacts.held.by_body.resize_with(m, Vec::new);
+        w.stores.contacts.held.by_body.truncate(m);
+        for (k, &x) in group.bodies.iter().enumerate() {
+            w.stores.contacts.held.by_body[k].clear();
+            for &(p, q) in stores
+                .contacts
+                .held
+                .by_body
+                .get(x)
+                .map_or(&[][..], |v| &v[..])
+            {
+                match (local(&group.bodies, p), local(&group.bodies, q)) {
+                    (Some(lp), Some(lq)) => {
+                        w.stores.contacts.held.by_body[k].push((lp, lq));
+                        // The tracked points are in the bodies' own frames: the same
+                        // ranges hold in the island's copy of `held_points` (none tracked
+                        // if the pair were somehow missing: it is then measured).
+                        let tracked = stores
+                            .contacts
+                            .held
+                            .pairs
+                            .get(&(p, q))
+                            .copied()
+                            .unwrap_or((0, 0));
+                        w.stores.contacts.held.pairs.insert((lp, lq), tracked);
+                    }
+                    // A fixed body's pairs with other islands' bodies (the local re-solves
+                    // never start from a fixed body, so its list need not be whole).
+                    _ if s.fixed[x] => {}
+                    // Cannot happen: a held pair's limits overlap, so it is in one island.
+                    _ => ready = false,
+                }
+            }
+        }
+        w.stores.pairs.bounds.last_axis.clear();
+        for &(a, b) in &group.pairs {
+            if let Some(&n) = stores.pairs.bounds.last_axis.get(&(a, b)) {
+                if let (Some(la), Some(lb)) = (local(&group.bodies, a), local(&group.bodies, b)) {
+                    w.stores.pairs.bounds.last_axis.insert((la, lb), n);
+                }
+            }
+        }
+        w.stores.pairs.bounds.later.clear();
+        w.stores.contacts.held.resolves.clear();
+        // The contact step's length adapts frame by frame (`World::adapt_step_length`) and
+        // sets the local re-solves' h: the pooled world must use this step's, not the one
+        // it was made with.
+        w.stores.clock.contact_step = stores.clock.contact_step;
+        w.stores.stats.counts = Counts::default();
+        w.stores.stats.event_log.clear();
+        w.stores.stats.max_penetration = 0.0;
+        w.stores.pairs.escaped = false;
+        w.stores.clock.time = t0;
+        w.stores.clock.frame_end = t1;
+    }
+    // The heap entries, each to its island's world.
+    for ev in stores.pairs.heap.events() {
+        // Moved-out members are spares now: read what they were from the scratch.
+        let owner = if s.fixed[ev.a as usize] { ev.b } else { ev.a };
+        let g = s.group_of[s.sets.root(owner as usize) as usize];
+        if g == NONE {
+            ready = false; // cannot happen: every island with entries has a group
+            continue;
+        }
+        let group = &s.groups[g as usize];
+        match (local(&group.bodies, ev.a), local(&group.bodies, ev.b)) {
+            (Some(la), Some(lb)) => s.worlds[g as usize].stores.pairs.heap.push(PairEvent {
+                a: la,
+                b: lb,
+                ..*ev
+            }),
+            _ => ready = false,
+        }
+    }
+    let results: Vec<Result<(), SimError>> = if ready {
+        s.worlds[..group_count]
+            .par_iter_mut()
+            .map(|w| w.stores.run_event_loop(t1, &mut w.scratch))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let void = !ready
+        || results.iter().any(Result::is_err)
+        || s.worlds[..group_count]
+            .iter()
+            .any(|w| w.stores.pairs.escaped);
+    // Move the members back (updated, or as they were if the run is void).
+    for (group, w) in s.groups.iter_mut().zip(&mut s.worlds).take(group_count) {
+        let mut hot = group.hot.iter();
+        for (k, &x) in group.bodies.iter().enumerate() {
+            if s.fixed[x] {
+                continue;
+            }
+            std::mem::swap(&mut stores.bodies[x], &mut w.stores.bodies[k]);
+            let before = hot.next().expect("a snapshot per member");
+            if void {
+                stores.bodies[x].restore(before);
+            } else {
+                stores.pairs.boxes[x] = w.stores.pairs.boxes[k];
+            }
+        }
+        group.spares.append(&mut w.stores.bodies);
+        // As many spares as members (the fixed bodies' copies would pile up otherwise).
+        group.spares.truncate(group.hot.len());
+    }
+    if void {
+        stores.stats.counts.parallel_escapes += 1;
+        return Ok(false);
+    }
+    for (group, w) in s.groups.iter().zip(&s.worlds).take(group_count) {
+        stores.stats.counts.accumulate(&w.stores.stats.counts);
+        let at = |k: u32| group.bodies[k as usize] as u32;
+        if w.stores.stats.max_penetration > stores.stats.max_penetration {
+            stores.stats.max_penetration = w.stores.stats.max_penetration;
+            let (time, la, lb) = w.stores.stats.deepest_at;
+            let (a, b) = (at(la), at(lb));
+            stores.stats.deepest_at = (time, a.min(b), a.max(b));
+        }
+        stores
+            .stats
+            .event_log
+            .extend(w.stores.stats.event_log.iter().map(|e| ImpulseEvent {
+                a: at(e.a),
+                b: at(e.b),
+                ..*e
+            }));
+        for (&(la, lb), &n) in &w.stores.pairs.bounds.last_axis {
+            stores.pairs.bounds.last_axis.insert((at(la), at(lb)), n);
+        }
+        for (&(la, lb), ev) in &w.stores.pairs.bounds.later {
+            let (a, b) = (at(la), at(lb));
+            stores
+                .pairs
+                .bounds
+                .later
+                .insert((a, b), PairEvent { a, b, ..*ev });
+        }
+    }
+    stores.stats.counts.parallel_loops += 1;
+    Ok(true)
+}
+
+/// Limits, islands and groups for a step of length `h` (bodies at its start, heap seeded);
+/// returns the number of groups (< 2: not worth threads).
+fn plan_groups(stores: &Stores, s: &mut IslandScratch, h: f64) -> usize {
+    let n = stores.bodies.len();
+    // A body's limit: its swept box grown by as far as a reversal of its present motion
+    // could take it over the step, plus ε_c and g·h² (scaled by `island_margin`).
+    let g = stores.settings.gravity.length();
+    s.fixed.clear();
+    s.fixed
+        .extend(stores.bodies.iter().map(|b| b.motion == Motion::Fixed));
+    s.limits.clear();
+    for ((b, bx), &fixed) in stores.bodies.iter().zip(&stores.pairs.boxes).zip(&s.fixed) {
+        if fixed {
+            s.limits.push(*bx);
+        } else {
+            let speed = b.velocity.length() + b.rotation_radius * b.max_angular_speed();
+            let margin = 2.0 * h * speed + stores.settings.epsilon + g * h * h;
+            s.limits
+                .push(bx.grown(stores.settings.island_margin * margin));
+        }
+    }
+    // Islands: moving and sleeping bodies joined through overlapping limits.
+    let fixed = &s.fixed;
+    s.grid.reset(&s.limits, |i| !fixed[i]);
+    for i in 0..n {
+        s.grid.insert(i, &s.limits[i]);
+    }
+    s.sets.reset(n);
+    s.pairs.clear();
+    let cand = &mut s.candidates;
+    for i in 0..n {
+        if s.fixed[i] {
+            continue;
+        }
+        s.grid.query(i, &s.limits[i], &s.limits, cand);
+        for &j in cand.iter() {
+            let j_fixed = s.fixed[j as usize];
+            if !j_fixed && (j as usize) < i {
+                continue; // found from j's side
+            }
+            s.pairs.push(((i as u32).min(j), (i as u32).max(j)));
+            if !j_fixed {
+                s.sets.union(i as u32, j);
+            }
+        }
+    }
+    s.sets.flatten();
+    // Heap entries per island; one island with most of them is not worth threads.
+    s.events.clear();
+    s.events.resize(n, 0);
+    let mut total = 0u64;
+    for ev in stores.pairs.heap.events() {
+        let owner = if s.fixed[ev.a as usize] { ev.b } else { ev.a };
+        s.events[s.sets.root(owner as usize) as usize] += 1;
+        total += 1;
+    }
+    let mut islands: Vec<(u32, u32)> = (0..n as u32)
+        .filter(|&r| s.events[r as usize] > 0)
+        .map(|r| (s.events[r as usize], r))
+        .collect();
+    let largest = islands.iter().map(|e| e.0).max().unwrap_or(0);
+    if islands.len() < 2 || largest as f64 > MAX_ISLAND_SHARE * total as f64 {
+        return 0;
+    }
+    // Largest first, each to the least loaded group.
+    islands.sort_unstable_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
+    let group_count = (GROUPS_PER_THREAD * rayon::current_num_threads()).min(islands.len());
+    s.groups
+        .resize_with(group_count.max(s.groups.len()), Group::default);
+    for group in &mut s.groups {
+        group.bodies.clear();
+        group.pairs.clear();
+        group.load = 0;
+    }
+    s.group_of.clear();
+    s.group_of.resize(n, NONE);
+    for &(count, root) in &islands {
+        let g = (0..group_count)
+            .min_by_key(|&g| (s.groups[g].load, g))
+            .expect("at least two groups");
+        s.groups[g].load += u64::from(count);
+        s.group_of[root as usize] = g as u32;
+    }
+    for i in 0..n {
+        if !s.fixed[i] {
+            let g = s.group_of[s.sets.root(i) as usize];
+            if g != NONE {
+                s.groups[g as usize].bodies.push(i);
+            }
+        }
+    }
+    for &(a, b) in &s.pairs {
+        let a_fixed = s.fixed[a as usize];
+        let mover = if a_fixed { b } else { a };
+        let g = s.group_of[s.sets.root(mover as usize) as usize];
+        if g == NONE {
+            continue;
+        }
+        let group = &mut s.groups[g as usize];
+        group.pairs.push((a, b));
+        if a_fixed {
+            group.bodies.push(a as usize);
+        } else if s.fixed[b as usize] {
+            group.bodies.push(b as usize);
+        }
+    }
+    for group in &mut s.groups[..group_count] {
+        group.bodies.sort_unstable();
+        group.bodies.dedup();
+    }
+    group_count
+}
+
+/// Empty stores with this world's settings, for a group of islands.
+fn blank_like(stores: &Stores) -> Island {
+    Island {
+        stores: Stores {
+            // Never split again; empty stores and buffers.
+            settings: Settings {
+                parallel_islands: false,
+                ..stores.settings.clone()
+            },
+            clock: super::stores::Clock {
+                contact_step: stores.clock.contact_step,
+                ..Default::default()
+            },
+            ..Stores::default()
+        },
+        scratch: Scratch::default(),
     }
 }

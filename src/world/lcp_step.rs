@@ -8,11 +8,11 @@
 //! straight-line motion, exactly the scheme's own positions at the step's end, and the steps do
 //! not depend on the frame period. Restitution is zero, as in the paper.
 
-use super::stores::{Scratch, Stores};
+use super::stores::Stores;
 use super::{EventKind, SimError, Stepper, World};
 use crate::ballistic;
 use crate::lcp::{apply_contact_impulses, LcpContact};
-use crate::narrow_phase::proximity;
+use crate::narrow_phase::{proximity, ContactPoint};
 use glam::DVec3;
 use rustc_hash::FxHashSet;
 
@@ -43,7 +43,7 @@ impl World {
         while self.stores.clock.time < t1 {
             // A step begins on its grid time (within rounding of it): eq. 5's velocities.
             if self.stores.clock.time >= begun as f64 * h - 1e-9 * h {
-                self.stores.lcp_velocities(h, &mut self.scratch)?;
+                self.stores.lcp_velocities(h, &mut self.scratch.points)?;
                 begun += 1;
                 self.stepper = Stepper::Lcp { steps_begun: begun };
             }
@@ -91,7 +91,7 @@ impl Stores {
     /// velocities before the impulses, then, while the impulses set other pairs moving towards
     /// each other (a collision passed down a line of balls within one step, §4.2), the pairs
     /// now within reach are added and the step's LCPs solved again from the same velocities.
-    fn lcp_velocities(&mut self, h: f64, s: &mut Scratch) -> Result<(), SimError> {
+    fn lcp_velocities(&mut self, h: f64, points: &mut Vec<ContactPoint>) -> Result<(), SimError> {
         let t = self.clock.time;
         let g = self.settings.gravity;
         for b in &mut self.bodies {
@@ -108,7 +108,7 @@ impl Stores {
         let mut contacts = Vec::new();
         let mut impulses = Vec::new();
         for round in 0..MAX_ROUNDS {
-            let added = self.gather_lcp_contacts(h, &mut included, &mut contacts, s);
+            let added = self.gather_lcp_contacts(h, &mut included, &mut contacts, points);
             if (round > 0 && !added) || contacts.is_empty() {
                 // Nothing new within reach (no contact at all: the velocities stay free).
                 break;
@@ -161,12 +161,11 @@ impl Stores {
         h: f64,
         included: &mut FxHashSet<(usize, usize)>,
         contacts: &mut Vec<LcpContact>,
-        s: &mut Scratch,
+        points: &mut Vec<ContactPoint>,
     ) -> bool {
         let t = self.clock.time;
         let pairs = self.collect_pairs(h);
         self.stats.counts.broad_phase_pairs += pairs.len() as u64;
-        let mut points = std::mem::take(&mut s.points);
         let mut added = false;
         for (a, b) in pairs {
             let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
@@ -184,7 +183,7 @@ impl Stores {
                 &bb.collider,
                 &bb.pose(),
                 margin,
-                &mut points,
+                points,
             );
             self.stats.counts.distance_queries += 1;
             if d > margin {
@@ -212,7 +211,6 @@ impl Stores {
                 });
             }
         }
-        s.points = points;
         added
     }
 }

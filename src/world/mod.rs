@@ -223,10 +223,9 @@ impl World {
         };
         let (t1, steps) = self.frame_steps(t0, until);
         let s1 = Self::step_end(t0, t1, steps, 1);
-        let mut from = std::mem::take(&mut self.stores.clock.prepared_from);
+        let from = &mut self.stores.clock.prepared_from;
         from.clear();
         from.extend(self.stores.bodies.iter().map(Body::hot));
-        self.stores.clock.prepared_from = from;
         let clock = Instant::now();
         self.start_step(t0, s1);
         self.lap(clock, |s| &mut s.contact_step);
