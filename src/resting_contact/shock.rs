@@ -6,6 +6,7 @@ use super::friction::friction_rows;
 use super::patch::{tangent_inverse, Load, Patch, Row, RowOrder};
 use super::slots::{read, Slots, Vel, STILL};
 use super::split::Part;
+use super::StepSettings;
 use crate::collision_impulse::collision_matrix;
 use glam::DMat3;
 
@@ -69,6 +70,26 @@ fn solve_patch_one_sided(
 /// inverses built from those bodies alone (see [`solve_patch_one_sided`]).
 pub(super) type OneSided = ([bool; 2], DMat3, f64);
 
+/// The shock-propagation stage: level by level of `by_level` (its entries `from..to` being one
+/// level's), `shock_iterations` one-sided sweeps of the level's patches by `sweep(from, to,
+/// order)`, lowest level first, each level frozen once swept (see [`ShockLevels::build`]).
+pub(super) fn shock_propagation(
+    by_level: &[(u32, u32)],
+    settings: &StepSettings,
+    sweep: impl Fn(usize, usize, RowOrder),
+) {
+    let mut i = 0;
+    while i < by_level.len() {
+        let level = by_level[i].0;
+        let j = i + by_level[i..].iter().take_while(|e| e.0 == level).count();
+        for k in 0..settings.shock_iterations {
+            let order = RowOrder::of_sweep(k);
+            sweep(i, j, order);
+        }
+        i = j;
+    }
+}
+
 /// One one-sided Gauss–Seidel sweep (see [`solve_patch_one_sided`]) over the patches of `part`
 /// that `entries` name (their `(level, index in the step)`), each with its `one_sided`
 /// settings.
@@ -92,8 +113,8 @@ pub(super) fn sweep_one_sided(
 pub(super) struct ShockLevels {
     /// Level of each moving slot.
     level: Vec<u32>,
-    /// The patches of each moving slot (CSR: `adjacency[adjacency_start[s]..adjacency_start[s
-    /// + 1]]`), and the breadth-first search's queue.
+    /// The patches of each moving slot (compressed rows: slot `s`'s are `adjacency` from
+    /// `adjacency_start[s]` to `adjacency_start[s + 1]`), and the breadth-first search's queue.
     adjacency_start: Vec<u32>,
     adjacency: Vec<u32>,
     queue: Vec<u32>,
@@ -105,7 +126,7 @@ pub(super) struct ShockLevels {
 
 impl ShockLevels {
     /// The levels of shock propagation (Guendelman et al. 2003, as Bender & Schmitt 2006 §3.3
-    /// describe it), swept after the Gauss–Seidel sweeps ([`Self::sweep_parts`]): the contact
+    /// describe it), swept after the Gauss–Seidel sweeps ([`shock_propagation`]): the contact
     /// graph is layered from the bodies that do not move (level 0: fixed, kinematic, asleep) by
     /// breadth-first search; level by level, the patches of that level's bodies are swept
     /// `shock_iterations` times with every body of a lower level taken as immovable (infinite

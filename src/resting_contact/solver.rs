@@ -62,6 +62,8 @@ impl Solver {
             push,
             prepare,
         } = self;
+        // Prepare: the carried push-outs off, the rows and patches built and matched with the
+        // last step's, ordered bottom up, the bodies given velocity slots and the tree of parts.
         push.take_pushes(bodies, contacts);
         prepare_contacts(constraints, prepare, bodies, contacts, settings);
         if whole_step {
@@ -75,10 +77,12 @@ impl Solver {
             bodies,
             settings.gravity,
         );
+        // Warm start.
         let span = warm.span(h);
         if whole_step {
             warm_start(warm, constraints, velocities, bodies, warm.scale(span));
         }
+        // Sweeps, then shock propagation, over the tree of parts.
         group_parts(tree, constraints);
         let shock = settings.shock_iterations > 0 && !velocities.moving.is_empty();
         if shock {
@@ -94,6 +98,7 @@ impl Solver {
             settings,
         );
         report.sweep_seconds = clock.elapsed().as_secs_f64();
+        // Store: the velocities, the push-out, the impulses reported and kept.
         velocities.store(bodies);
         push.push_apart(
             &mut constraints.patches,

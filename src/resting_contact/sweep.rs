@@ -6,7 +6,7 @@
 use super::crew::{with_crew, Crew};
 use super::friction::friction_rows;
 use super::patch::{Constraints, Load, RowOrder};
-use super::shock::{sweep_one_sided, ShockLevels};
+use super::shock::{shock_propagation, sweep_one_sided, ShockLevels};
 use super::slots::{read, Slots, Vel, STILL};
 use super::split::{Part, Shared, Tree};
 use super::{StepReport, StepSettings};
@@ -111,11 +111,13 @@ fn sweep_patches(part: &mut Part<'_, impl Slots>, still: &[Vel], h: f64, order: 
     residual_sq.sqrt()
 }
 
-/// The step's Gauss–Seidel sweeps (until the residual is within the tolerance, stalls, or
-/// `max_iterations`), then, given the shock-propagation `levels` ([`ShockLevels`]), their
-/// sweeps. Each sweep takes the tree's levels leaves first (`split`), the nodes of a level at
-/// the same time on the crew's threads ([`crew`](super::crew): they share no moving body), so
-/// the result is that of taking the nodes one after the other, on any number of threads.
+/// The sweeps and shock-propagation stages: the step's Gauss–Seidel sweeps
+/// ([`gauss_seidel_sweeps`]), then, given the shock-propagation `levels` ([`ShockLevels`]),
+/// their sweeps (`shock::shock_propagation`), in the span of one crew (the helpers are claimed
+/// once for both). Each sweep takes the tree's levels leaves first (`split`), the nodes of a
+/// level at the same time on the crew's threads ([`crew`](super::crew): they share no moving
+/// body), so the result is that of taking the nodes one after the other, on any number of
+/// threads.
 /// Changes the impulses of `constraints` and the velocities `moving`; reads the velocities of
 /// the still slots from `still`.
 pub(super) fn sweep_parts(
@@ -191,36 +193,29 @@ pub(super) fn sweep_parts(
             .fold(0.0, f64::max)
     };
     with_crew((1 << depth) - 1, &work, |crew| {
-        let mut report = StepReport::default();
-        let mut watch = StallWatch::new(settings.stall_window);
-        for k in 0..settings.max_iterations {
-            let residual = sweep(crew, Job::Sweep(RowOrder::of_sweep(k)));
-            report.iterations = k + 1;
-            report.residual = residual;
-            if residual <= settings.tolerance || watch.stalled(k, residual) {
-                break;
-            }
-        }
-        if levels.is_none() {
-            return report;
-        }
-        let mut i = 0;
-        while i < by_level.len() {
-            let level = by_level[i].0;
-            let j = i + by_level[i..].iter().take_while(|e| e.0 == level).count();
-            for k in 0..settings.shock_iterations {
-                let order = RowOrder::of_sweep(k);
-                sweep(
-                    crew,
-                    Job::Shock {
-                        from: i,
-                        to: j,
-                        order,
-                    },
-                );
-            }
-            i = j;
+        let report = gauss_seidel_sweeps(settings, |order| sweep(crew, Job::Sweep(order)));
+        if levels.is_some() {
+            shock_propagation(by_level, settings, |from, to, order| {
+                sweep(crew, Job::Shock { from, to, order });
+            });
         }
         report
     })
+}
+
+/// The sweeps stage: Gauss–Seidel sweeps by `sweep` (one whole sweep of the step in the given
+/// row order, returning its residual) until the residual is within the tolerance, stalls
+/// ([`StallWatch`]), or `max_iterations`.
+fn gauss_seidel_sweeps(settings: &StepSettings, sweep: impl Fn(RowOrder) -> f64) -> StepReport {
+    let mut report = StepReport::default();
+    let mut watch = StallWatch::new(settings.stall_window);
+    for k in 0..settings.max_iterations {
+        let residual = sweep(RowOrder::of_sweep(k));
+        report.iterations = k + 1;
+        report.residual = residual;
+        if residual <= settings.tolerance || watch.stalled(k, residual) {
+            break;
+        }
+    }
+    report
 }
