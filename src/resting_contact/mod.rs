@@ -43,20 +43,25 @@
 //! - `tracked_point`: contact points carried through a step on their bodies ([`TrackedPoint`]);
 //! - `prediction`: the step-mean motion the constraints are written in, and
 //!   [`predicted_separation`];
-//! - `patch`: a pair's normal rows and friction patch, built from its contacts;
-//! - `solver`: [`Solver::solve`], one contact step from contacts to impulses;
+//! - `patch`: a pair's normal rows and friction patch, and the step's constraints;
+//! - `solver`: [`Solver::solve`], one contact step from contacts to impulses, stage by stage:
+//!   - `prepare`: the rows and patches built from the contacts;
+//!   - `split`: the bodies' velocity slots, and the tree of parts a large step is swept in on
+//!     several threads;
+//!   - `warm_start`: the previous step's impulses, reapplied (and kept at the step's end);
+//!   - `sweep`: the projected Gauss–Seidel sweeps and when they stop, run over the tree;
+//!   - `shock`: the shock-propagation levels swept after them;
+//!   - `push_apart`: the push-out of contacts nearer than the target, as velocities the bodies
+//!     keep for the step only (split impulses);
 //! - `slots`: the bodies' velocities inside the solver;
-//! - `split`: the tree of parts a large step is swept in on several threads;
-//! - `sweep`: the projected Gauss–Seidel sweeps and when they stop;
-//! - `shock`: the shock-propagation levels swept after them;
-//! - `push_apart`: the push-out of contacts nearer than the target, as velocities the bodies
-//!   keep for the step only (split impulses);
-//! - `warm_start`: the previous step's impulses, kept and reapplied;
+//! - `friction`: a patch's friction rows, shared by the sweeps, shock propagation and push-out;
 //! - `crew`: the pool threads that sweep a level's parts at once.
 
 mod crew;
+mod friction;
 mod patch;
 mod prediction;
+mod prepare;
 mod push_apart;
 mod shock;
 mod slots;
@@ -144,7 +149,7 @@ pub struct StepSettings {
     /// see `push_apart`); otherwise by the contact rows' own bias, as a velocity that stays.
     pub split_push: bool,
     /// Sweeps per level of the shock-propagation pass after the Gauss–Seidel sweeps (0: none;
-    /// see `Solver::shock_propagation`).
+    /// see `shock`).
     pub shock_iterations: usize,
     /// Stop sweeping once the residual fell by less than a fifth over this many sweeps (from
     /// twice this many on; 0: never). Projected Gauss–Seidel with friction cones can stall or

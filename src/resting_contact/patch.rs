@@ -1,13 +1,10 @@
 //! A pair's constraints in one contact step: a normal [`Row`] per contact point and one friction
-//! [`Patch`] per pair, how [`Solver::add_patch`] builds them from the pair's contacts, and how an
-//! impulse on each is applied to the two bodies' velocities.
+//! [`Patch`] per pair (built from the pair's contacts by `prepare`), the step's [`Constraints`]
+//! and the orders they are swept in, and how an impulse on each is applied to the two bodies'
+//! velocities.
 
-use super::prediction::{bias, flight_slip, push_bias, relative_acceleration};
 use super::slots::Vel;
-use super::warm_start::tracked;
-use super::{RestingContact, Solver, StepSettings};
 use crate::body::Body;
-use crate::collision_impulse::collision_matrix;
 use glam::{DMat3, DVec3};
 
 /// Normal row of one contact point.
@@ -150,19 +147,94 @@ pub(super) struct Patch {
     pub(super) twist: f64,
     /// Height of the centroid along −gravity (sweep order: bottom up).
     pub(super) height: f64,
-    /// Velocity slots of a and b (see [`Solver::assign_slots`]).
+    /// Velocity slots of a and b (see `split::assign_slots`).
     pub(super) sa: u32,
     pub(super) sb: u32,
     /// Node of the step's tree of parts (heap numbering, root 1; see `split`).
     pub(super) node: u8,
-    /// Where the pair's entries of the previous step start in `Solver::previous` and
-    /// `Solver::previous_patches` (u32::MAX: none), found for the warm start while the patches
-    /// are still in pair order.
+    /// Where the pair's entries of the previous step start in the warm-start cache's points and
+    /// patches (u32::MAX: none), found for the warm start while the patches
+    /// are still in pair order (`WarmStartCache::find_previous`).
     pub(super) previous_rows: u32,
     pub(super) previous_patch: u32,
     /// Which of its pair's patches this is, in the order they were added (0 for a pair with
-    /// one; see `Solver::add_patches`).
+    /// one; see `prepare`).
     pub(super) group: u16,
+}
+
+/// The constraints of one contact step: the normal rows of all its contact points and the
+/// friction patches of all its pairs, each patch's rows one slice of `rows`
+/// (`rows[patch.first..patch.first + patch.count]`), and the buffers they are put in order
+/// through.
+#[derive(Clone, Default)]
+pub(super) struct Constraints {
+    pub(super) rows: Vec<Row>,
+    pub(super) patches: Vec<Patch>,
+    /// Scratch for ordering the patches: by height (with their index), and the patches and the
+    /// rows in their new order.
+    order: Vec<(f64, u32)>,
+    gathered: Vec<Patch>,
+    reordered: Vec<Row>,
+}
+
+impl Constraints {
+    /// Empties the rows and patches for a new step.
+    pub(super) fn clear(&mut self) {
+        self.rows.clear();
+        self.patches.clear();
+    }
+
+    /// Orders the patches bottom up (by height along −gravity, equal heights in pair order).
+    pub(super) fn order_bottom_up(&mut self) {
+        // Bottom up: in a pile the lower contacts carry the upper ones, so Gauss–Seidel
+        // converges faster sweeping upwards (the idea behind shock propagation). Equal heights
+        // keep pair order. The patches are large (over 400 bytes): sorting them in place moved
+        // each one many times, so the keys are sorted and each patch is copied once, into its
+        // place.
+        let order = &mut self.order;
+        order.clear();
+        order.extend(
+            self.patches
+                .iter()
+                .enumerate()
+                .map(|(k, p)| (p.height, k as u32)),
+        );
+        order.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+        gather(
+            &mut self.patches,
+            &mut self.gathered,
+            order.iter().map(|&(_, k)| k),
+        );
+    }
+
+    /// Puts the patches in the order `order` (each patch's present index, once each) by
+    /// copying each once into a second buffer.
+    pub(super) fn gather_patches(&mut self, order: impl Iterator<Item = u32>) {
+        gather(&mut self.patches, &mut self.gathered, order);
+    }
+
+    /// Puts the rows in the order of their patches, so that the rows of consecutive patches
+    /// are one slice.
+    pub(super) fn gather_rows(&mut self) {
+        self.reordered.clear();
+        for patch in self.patches.iter_mut() {
+            let first = self.reordered.len();
+            self.reordered
+                .extend_from_slice(&self.rows[patch.first..patch.first + patch.count]);
+            patch.first = first;
+        }
+        // Double buffering: the old order's buffer is the next reorder's.
+        std::mem::swap(&mut self.rows, &mut self.reordered);
+    }
+}
+
+/// Puts `patches` in the order `order` by copying each once into `gathered`, then swaps the
+/// two buffers.
+fn gather(patches: &mut Vec<Patch>, gathered: &mut Vec<Patch>, order: impl Iterator<Item = u32>) {
+    gathered.clear();
+    gathered.extend(order.map(|k| patches[k as usize]));
+    debug_assert_eq!(gathered.len(), patches.len());
+    std::mem::swap(patches, gathered);
 }
 
 impl Row {
@@ -221,163 +293,44 @@ impl Patch {
     }
 }
 
-impl Solver {
-    /// Adds the rows of one pair's contact points and their patch.
-    pub(super) fn add_patch(
-        &mut self,
-        bodies: &[Body],
-        points: &[RestingContact],
-        settings: &StepSettings,
-    ) {
-        let h = settings.h;
-        let (a, b) = (points[0].a as usize, points[0].b as usize);
-        let (ba, bb) = (&bodies[a], &bodies[b]);
-        let first = self.rows.len();
-        let t = tracked(bodies, a, b);
-        let (inv_inertia_a, inv_inertia_b) = (ba.inv_inertia_world(), bb.inv_inertia_world());
-        // The collision matrix K of a point at r_a, r_b from the two centres of mass.
-        let k_at = |ra: DVec3, rb: DVec3| {
-            collision_matrix(
-                ba.effective_inv_mass(),
-                &inv_inertia_a,
-                ra,
-                bb.effective_inv_mass(),
-                &inv_inertia_b,
-                rb,
-            )
-        };
-        let mut centroid = DVec3::ZERO;
-        let mut normal = DVec3::ZERO;
-        // Half the gap along the normal, summed: each body's own surface point is that far
-        // from the contact's midpoint (a's towards a, b's towards b).
-        let mut half_gap = DVec3::ZERO;
-        for c in points {
-            let (ra, rb) = (c.position - ba.position, c.position - bb.position);
-            let n = c.normal;
-            let (ang_a, ang_b) = (inv_inertia_a * ra.cross(n), inv_inertia_b * rb.cross(n));
-            // n·K·n without forming K: 1/m_a + (r_a×n)·I_a⁻¹(r_a×n), and the same for b.
-            let k_a = ba.effective_inv_mass() + ra.cross(n).dot(ang_a);
-            let k_b = bb.effective_inv_mass() + rb.cross(n).dot(ang_b);
-            let k_nn = k_a + k_b;
-            if k_nn.is_nan() || k_nn <= 1e-300 {
-                continue; // neither body yields
-            }
-            let inverse = |k: f64| if k > 1e-300 { 1.0 / k } else { 0.0 };
-            let acc = relative_acceleration(ba, bb, ra, rb, n, settings.gravity, h);
-            let shortfall = push_bias(c.separation, settings.target, settings.push_out, h);
-            self.rows.push(Row {
-                ra,
-                rb,
-                normal: n,
-                // With split push-outs the row only stops a near contact from closing; the
-                // push-out restores its shortfall (`push_apart`). Otherwise the row's own bias
-                // does, as a velocity that stays.
-                bias: if settings.split_push {
-                    bias(c.separation, settings.target, h)
-                } else {
-                    bias(c.separation, settings.target, h) + shortfall
-                },
-                push: if settings.split_push { shortfall } else { 0.0 },
-                drift: 0.5 * h * acc.dot(n),
-                k_nn,
-                inv_k_nn: 1.0 / k_nn,
-                inv_k_a: inverse(k_a),
-                inv_k_b: inverse(k_b),
-                lin_a: n * ba.effective_inv_mass(),
-                ang_a,
-                lin_b: n * bb.effective_inv_mass(),
-                ang_b,
-                impulse: 0.0,
-                local: bodies[t].orientation.inverse() * (c.position - bodies[t].position),
-                spread: DVec3::ZERO,
-                spread_sq: 0.0,
-            });
-            centroid += c.position;
-            normal += c.normal;
-            half_gap += 0.5 * c.separation * c.normal;
-        }
-        let count = self.rows.len() - first;
-        if count == 0 {
-            return;
-        }
-        let centroid = centroid / count as f64;
-        let normal = normal.normalize_or(points[0].normal);
-        for r in &mut self.rows[first..] {
-            let d = r.ra + ba.position - centroid;
-            r.spread = d - d.dot(normal) * normal;
-            r.spread_sq = r.spread.length_squared();
-        }
-        let radius = self.rows[first..]
-            .iter()
-            .map(|r| r.spread_sq.sqrt())
-            .sum::<f64>()
-            / count as f64;
-        // A ball or capsule rolling on a body that takes no impulse (a floor, a kinematic
-        // platter) has its friction act between the two bodies' own surface points, not at the
-        // midpoint of the gap: there it would roll on r + gap/2 (2.5 % too fast for its spin
-        // at r = 1 cm and a gap of ε_c/2 = 0.5 mm). Elsewhere at the midpoint: between two
-        // bodies that both yield, equal and opposite impulses at two points a gap apart would
-        // turn the pair (angular momentum must be kept), and a face resting on a face does not
-        // roll (moving its friction off the midpoint only changed how a flat coin rocks).
-        let rolls = |b: &Body, p: DVec3| {
-            b.collider
-                .rolling_core(b.orientation.inverse() * (p - b.position))
-                .is_some()
-        };
-        let half_gap = half_gap / count as f64;
-        let half_gap = match (ba.effective_inv_mass() > 0.0, bb.effective_inv_mass() > 0.0) {
-            (true, false) if rolls(ba, centroid + half_gap) => half_gap,
-            (false, true) if rolls(bb, centroid - half_gap) => half_gap,
-            _ => DVec3::ZERO,
-        };
-        let (ra, rb) = (
-            centroid + half_gap - ba.position,
-            centroid - half_gap - bb.position,
-        );
-        let k = k_at(ra, rb);
-        let twist_k = normal.dot(inv_inertia_a * normal) + normal.dot(inv_inertia_b * normal);
-        // A slip the step could not move the points by more than the solve's tolerance is
-        // left out: on a resting stack it is the sweeps' own residual spin, noise that would
-        // only cost sweeps.
-        let slip = flight_slip(ba, bb, ra, rb, normal, h);
-        let slip = if slip.length() * h > settings.tolerance {
-            slip
+/// The order a sweep takes a patch's normal rows in: as stored on even sweeps, reversed on odd
+/// ones (symmetric Gauss–Seidel), in the sweeps, the shock-propagation pass and the push-out
+/// alike. A face resting on four corners is statically indeterminate, and a few sweeps always in
+/// one order leave a residual spin towards the corner solved last: a stack then stands higher
+/// above its target and slides further than with alternating orders.
+#[derive(Clone, Copy)]
+pub(super) enum RowOrder {
+    Forward,
+    Backward,
+}
+
+impl RowOrder {
+    /// The order of sweep number `sweep` (from 0).
+    pub(super) fn of_sweep(sweep: usize) -> RowOrder {
+        if sweep.is_multiple_of(2) {
+            RowOrder::Forward
         } else {
-            DVec3::ZERO
-        };
-        self.patches.push(Patch {
-            a,
-            b,
-            ra,
-            rb,
-            normal,
-            friction: points[0].friction,
-            drift: 0.5 * h * relative_acceleration(ba, bb, ra, rb, normal, settings.gravity, h)
-                + slip,
-            k,
-            inv_mass_a: ba.effective_inv_mass(),
-            inv_mass_b: bb.effective_inv_mass(),
-            inv_inertia_a,
-            inv_inertia_b,
-            k_tt_inv: tangent_inverse(&k, normal),
-            twist_inv: if twist_k > 1e-300 && radius > 0.0 {
-                1.0 / twist_k
-            } else {
-                0.0
-            },
-            radius,
-            first,
-            count,
-            tangential: DVec3::ZERO,
-            twist: 0.0,
-            height: -centroid.dot(settings.gravity),
-            sa: u32::MAX,
-            sb: u32::MAX,
-            node: 1,
-            previous_rows: u32::MAX,
-            previous_patch: u32::MAX,
-            group: 0,
-        });
+            RowOrder::Backward
+        }
+    }
+
+    /// The index of the `k`-th row to take of `count`.
+    #[inline(always)]
+    pub(super) fn index(self, k: usize, count: usize) -> usize {
+        match self {
+            RowOrder::Forward => k,
+            RowOrder::Backward => count - 1 - k,
+        }
+    }
+}
+
+/// The body a contact point is tracked on between steps ([`Row::local`]): b unless b does not
+/// move.
+pub(super) fn tracked(bodies: &[Body], a: usize, b: usize) -> usize {
+    if bodies[b].is_awake_dynamic() {
+        b
+    } else {
+        a
     }
 }
 

@@ -10,14 +10,27 @@
 //! projected Gauss–Seidel over the same rows and friction patches (its own accumulators, no
 //! accelerations) finds the push-out velocities, from the step's earlier push-outs.
 
-use super::patch::Load;
-use super::slots::{Vel, STILL};
-use super::sweep::{friction_rows, RowOrder};
-use super::{RestingContact, Solver, StepSettings};
+use super::friction::friction_rows;
+use super::patch::{Load, Patch, Row, RowOrder};
+use super::slots::{Vel, Velocities, STILL};
+use super::{RestingContact, StepSettings};
 use crate::body::Body;
 use glam::DVec3;
 
-impl Solver {
+/// The push-out's data: the push-outs the step's bodies carried in, and the push-out solve's
+/// velocities and accumulated impulses, kept so that a step allocates nothing once grown.
+#[derive(Clone, Default)]
+pub(super) struct PushApart {
+    /// The push-outs the step's bodies carried in, by body ([`Self::take_pushes`]).
+    carried: Vec<(usize, Vel)>,
+    /// The push-out's velocities by moving slot, and its impulses by row.
+    pushes: Vec<Vel>,
+    push_impulses: Vec<f64>,
+    /// The push-out's tangential and twisting impulses by patch.
+    push_friction: Vec<(DVec3, f64)>,
+}
+
+impl PushApart {
     /// Takes the push-outs the bodies of `contacts` carry off their velocities, into
     /// `carried`: the velocity solve sees the bodies' own motion only (a push-out mistaken for
     /// an approach would be stopped by a real impulse, which stays).
@@ -32,17 +45,31 @@ impl Solver {
         }
     }
 
-    /// Solves the push-out of the rows just swept (their `push` biases), from the push-outs
-    /// `carried` (the step's earlier ones), and gives the bodies the result as push-outs.
-    pub(super) fn push_apart(&mut self, bodies: &mut [Body], settings: &StepSettings) {
-        if self.carried.is_empty() && !self.rows.iter().any(|r| r.push > 0.0) {
+    /// Solves the push-out of the `rows` just swept (their `push` biases) and their `patches`
+    /// (whose accumulators it borrows and restores), from the push-outs `carried` (the step's
+    /// earlier ones), and gives the `bodies` of the step's `velocities` slots the result as
+    /// push-outs.
+    pub(super) fn push_apart(
+        &mut self,
+        patches: &mut [Patch],
+        rows: &[Row],
+        velocities: &Velocities,
+        bodies: &mut [Body],
+        settings: &StepSettings,
+    ) {
+        let PushApart {
+            carried,
+            pushes,
+            push_impulses: impulses,
+            push_friction: friction,
+        } = self;
+        if carried.is_empty() && !rows.iter().any(|r| r.push > 0.0) {
             return;
         }
-        let mut pushes = std::mem::take(&mut self.pushes);
         pushes.clear();
-        pushes.resize(self.moving.len(), Vel::default());
-        for &(i, p) in &self.carried {
-            match self.slot.get(i) {
+        pushes.resize(velocities.moving.len(), Vel::default());
+        for &(i, p) in carried.iter() {
+            match velocities.slot.get(i) {
                 Some(&s) if s & STILL == 0 => pushes[s as usize] = p,
                 _ => bodies[i].add_push(p.v, p.w),
             }
@@ -50,17 +77,15 @@ impl Solver {
         let h = settings.h;
         let still = Vel::default();
         let mut sweeps = 0;
-        let mut impulses = std::mem::take(&mut self.push_impulses);
         impulses.clear();
-        impulses.resize(self.rows.len(), 0.0);
-        let mut friction = std::mem::take(&mut self.push_friction);
+        impulses.resize(rows.len(), 0.0);
         friction.clear();
-        friction.resize(self.patches.len(), (DVec3::ZERO, 0.0));
+        friction.resize(patches.len(), (DVec3::ZERO, 0.0));
         while sweeps < settings.max_iterations.max(1) {
             let order = RowOrder::of_sweep(sweeps);
             sweeps += 1;
             let mut residual: f64 = 0.0;
-            for (j, patch) in self.patches.iter_mut().enumerate() {
+            for (j, patch) in patches.iter_mut().enumerate() {
                 let (sa, sb) = (patch.sa, patch.sb);
                 let (a_moves, b_moves) = (sa & STILL == 0, sb & STILL == 0);
                 let mut va = if a_moves { pushes[sa as usize] } else { still };
@@ -68,7 +93,7 @@ impl Solver {
                 let mut load = Load::default();
                 for k in 0..patch.count {
                     let i = patch.first + order.index(k, patch.count);
-                    let row = &self.rows[i];
+                    let row = &rows[i];
                     let n = row.normal;
                     let un = n.dot(va.v + va.w.cross(row.ra) - vb.v - vb.w.cross(row.rb));
                     let p = (impulses[i] + (row.push - un) * row.inv_k_nn).max(0.0);
@@ -109,13 +134,10 @@ impl Solver {
                 break;
             }
         }
-        for (&i, p) in self.moving_bodies.iter().zip(&pushes) {
+        for (&i, p) in velocities.moving_bodies.iter().zip(pushes.iter()) {
             if p.v != DVec3::ZERO || p.w != DVec3::ZERO {
                 bodies[i].add_push(p.v, p.w);
             }
         }
-        self.pushes = pushes;
-        self.push_impulses = impulses;
-        self.push_friction = friction;
     }
 }

@@ -1,17 +1,17 @@
-//! Shock propagation (Guendelman et al. 2003): [`Solver::shock_levels`] layers the contact graph
+//! Shock propagation (Guendelman et al. 2003): [`ShockLevels::build`] layers the contact graph
 //! up from the bodies that do not move, and [`sweep_one_sided`] sweeps a level's patches with
 //! only that level's bodies taking impulses, after the Gauss–Seidel sweeps.
 
-use super::patch::{tangent_inverse, Load, Patch, Row};
+use super::friction::friction_rows;
+use super::patch::{tangent_inverse, Load, Patch, Row, RowOrder};
 use super::slots::{read, Slots, Vel, STILL};
 use super::split::Part;
-use super::sweep::{friction_rows, RowOrder};
-use super::Solver;
+use super::StepSettings;
 use crate::collision_impulse::collision_matrix;
 use glam::DMat3;
 
 /// One Gauss–Seidel update of `patch` in the shock-propagation pass: as in
-/// [`sweep_patches`](super::sweep::sweep_patches), but only the bodies marked `free` take
+/// `sweep::sweep_patches`, but only the bodies marked `free` take
 /// impulses (the others are a lower, frozen level), so each row's effective mass is that of the
 /// free bodies alone, and the friction rows use `k_tt_inv` and `twist_inv` built from them.
 #[allow(clippy::too_many_arguments)]
@@ -70,6 +70,26 @@ fn solve_patch_one_sided(
 /// inverses built from those bodies alone (see [`solve_patch_one_sided`]).
 pub(super) type OneSided = ([bool; 2], DMat3, f64);
 
+/// The shock-propagation stage: level by level of `by_level` (its entries `from..to` being one
+/// level's), `shock_iterations` one-sided sweeps of the level's patches by `sweep(from, to,
+/// order)`, lowest level first, each level frozen once swept (see [`ShockLevels::build`]).
+pub(super) fn shock_propagation(
+    by_level: &[(u32, u32)],
+    settings: &StepSettings,
+    sweep: impl Fn(usize, usize, RowOrder),
+) {
+    let mut i = 0;
+    while i < by_level.len() {
+        let level = by_level[i].0;
+        let j = i + by_level[i..].iter().take_while(|e| e.0 == level).count();
+        for k in 0..settings.shock_iterations {
+            let order = RowOrder::of_sweep(k);
+            sweep(i, j, order);
+        }
+        i = j;
+    }
+}
+
 /// One one-sided Gauss–Seidel sweep (see [`solve_patch_one_sided`]) over the patches of `part`
 /// that `entries` name (their `(level, index in the step)`), each with its `one_sided`
 /// settings.
@@ -87,9 +107,26 @@ pub(super) fn sweep_one_sided(
     }
 }
 
-impl Solver {
+/// The levels of the shock-propagation pass ([`ShockLevels::build`]) and the scratch they are
+/// found with.
+#[derive(Clone, Default)]
+pub(super) struct ShockLevels {
+    /// Level of each moving slot.
+    level: Vec<u32>,
+    /// The patches of each moving slot (compressed rows: slot `s`'s are `adjacency` from
+    /// `adjacency_start[s]` to `adjacency_start[s + 1]`), and the breadth-first search's queue.
+    adjacency_start: Vec<u32>,
+    adjacency: Vec<u32>,
+    queue: Vec<u32>,
+    /// The patches in level order (`(level, index in the step)`), with which of their bodies
+    /// take impulses and their one-sided friction inverses.
+    pub(super) by_level: Vec<(u32, u32)>,
+    pub(super) one_sided: Vec<OneSided>,
+}
+
+impl ShockLevels {
     /// The levels of shock propagation (Guendelman et al. 2003, as Bender & Schmitt 2006 §3.3
-    /// describe it), swept after the Gauss–Seidel sweeps ([`Self::sweep_parts`]): the contact
+    /// describe it), swept after the Gauss–Seidel sweeps ([`shock_propagation`]): the contact
     /// graph is layered from the bodies that do not move (level 0: fixed, kinematic, asleep) by
     /// breadth-first search; level by level, the patches of that level's bodies are swept
     /// `shock_iterations` times with every body of a lower level taken as immovable (infinite
@@ -98,14 +135,14 @@ impl Solver {
     /// ground up, so a stack's lower bodies carry the upper ones instead of being pushed down by
     /// them while the iteration is still converging. Bodies not connected to a level-0 body keep
     /// the sweeps' result. Fills `by_level` (each patch's level and index, in that order) and
-    /// `one_sided`; the levels depend only on the contacts, not on the velocities.
-    pub(super) fn shock_levels(&mut self) {
-        let moving = self.moving.len();
+    /// `one_sided` from the step's `patches` and its number of `moving` slots; the levels
+    /// depend only on the contacts, not on the velocities.
+    pub(super) fn build(&mut self, patches: &[Patch], moving: usize) {
         // The patches of each moving slot.
         let start = &mut self.adjacency_start;
         start.clear();
         start.resize(moving + 1, 0);
-        for p in &self.patches {
+        for p in patches {
             for s in [p.sa, p.sb] {
                 if s & STILL == 0 {
                     start[s as usize + 1] += 1;
@@ -119,7 +156,7 @@ impl Solver {
         self.adjacency.resize(start[moving] as usize, 0);
         self.queue.clear();
         self.queue.extend_from_slice(&start[..moving]); // fill cursors
-        for (k, p) in self.patches.iter().enumerate() {
+        for (k, p) in patches.iter().enumerate() {
             for s in [p.sa, p.sb] {
                 if s & STILL == 0 {
                     let at = &mut self.queue[s as usize];
@@ -132,7 +169,7 @@ impl Solver {
         self.level.clear();
         self.level.resize(moving, u32::MAX);
         self.queue.clear();
-        for p in &self.patches {
+        for p in patches {
             for (s, other) in [(p.sa, p.sb), (p.sb, p.sa)] {
                 if s & STILL != 0 && other & STILL == 0 && self.level[other as usize] == u32::MAX {
                     self.level[other as usize] = 1;
@@ -146,7 +183,7 @@ impl Solver {
             head += 1;
             let (lo, hi) = (start[s] as usize, start[s + 1] as usize);
             for &k in &self.adjacency[lo..hi] {
-                let p = &self.patches[k as usize];
+                let p = &patches[k as usize];
                 let other = if p.sa as usize == s { p.sb } else { p.sa };
                 if other & STILL == 0 && self.level[other as usize] == u32::MAX {
                     self.level[other as usize] = self.level[s] + 1;
@@ -165,7 +202,7 @@ impl Solver {
         // friction inverses for impulses on that level's bodies only.
         self.by_level.clear();
         self.one_sided.clear();
-        for (k, p) in self.patches.iter().enumerate() {
+        for (k, p) in patches.iter().enumerate() {
             let (la, lb) = (level_of(&self.level, p.sa), level_of(&self.level, p.sb));
             if la == u32::MAX || lb == u32::MAX {
                 continue;
@@ -174,7 +211,7 @@ impl Solver {
         }
         self.by_level.sort_unstable();
         for &(level, k) in &self.by_level {
-            let p = &self.patches[k as usize];
+            let p = &patches[k as usize];
             let a_free = level_of(&self.level, p.sa) == level && p.sa & STILL == 0;
             let b_free = level_of(&self.level, p.sb) == level && p.sb & STILL == 0;
             let zero = DMat3::ZERO;

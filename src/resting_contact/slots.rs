@@ -1,7 +1,9 @@
 //! The bodies' velocities inside the solver: one slot per body of the step ([`Vel`]), moving
-//! slots numbered from 0 and read-only ones flagged [`STILL`], and the [`Slots`] views a part of
-//! a step sweeps through (every slot, or one node's of the step's tree).
+//! slots numbered from 0 and read-only ones flagged [`STILL`] ([`Velocities`]), and the
+//! [`Slots`] views a part of a step sweeps through (every slot, or one node's of the step's
+//! tree).
 
+use crate::body::Body;
 use glam::DVec3;
 
 /// Velocity of a body inside the solver.
@@ -9,6 +11,29 @@ use glam::DVec3;
 pub(super) struct Vel {
     pub(super) v: DVec3,
     pub(super) w: DVec3,
+}
+
+/// The velocities of a step's bodies by slot, filled by `split::assign_slots`: the sweeps
+/// change the moving slots and read the still ones.
+#[derive(Clone, Default)]
+pub(super) struct Velocities {
+    /// Velocities of the bodies the step moves, by slot, and their body indices.
+    pub(super) moving: Vec<Vel>,
+    pub(super) moving_bodies: Vec<usize>,
+    /// Velocities of the other bodies of the step (read-only slots).
+    pub(super) still: Vec<Vel>,
+    /// Slot of each body (u32::MAX: not in the step).
+    pub(super) slot: Vec<u32>,
+}
+
+impl Velocities {
+    /// Gives the moving bodies their solved velocities (the store stage).
+    pub(super) fn store(&self, bodies: &mut [Body]) {
+        for (i, v) in self.moving_bodies.iter().zip(&self.moving) {
+            bodies[*i].velocity = v.v;
+            bodies[*i].angular_velocity = v.w;
+        }
+    }
 }
 
 /// Slot flag of a body the step does not move (fixed, kinematic, asleep): read-only.

@@ -1,7 +1,7 @@
 //! The tree of parts a large contact step is swept in on several threads (nested dissection):
-//! [`Solver::assign_slots`] gives the bodies their velocity slots and splits the moving ones at
+//! [`assign_slots`] gives the bodies their velocity slots and splits the moving ones at
 //! medians across gravity, level by level, into the leaves of a binary tree;
-//! [`Solver::group_parts`] orders the patches and rows by node; a [`Part`] is one node's
+//! [`group_parts`] orders the patches and rows by node; a [`Part`] is one node's
 //! patches with the slots it sweeps.
 //!
 //! A patch belongs to the deepest node that holds all its moving bodies: a leaf, or the node
@@ -10,9 +10,8 @@
 //! that no other node of the level writes. The tree depends only on the contacts, never on the
 //! thread count, so the step's result does not either.
 
-use super::patch::{Patch, Row};
-use super::slots::{Slice, Vel, STILL};
-use super::Solver;
+use super::patch::{Constraints, Patch, Row};
+use super::slots::{Slice, Vel, Velocities, STILL};
 use crate::body::Body;
 use glam::DVec3;
 use std::ops::Range;
@@ -57,19 +56,23 @@ pub(super) struct Span {
     pub(super) slots: (u32, u32),
 }
 
-/// How [`Solver::assign_slots`] and [`Solver::group_parts`] split a step: `depth` levels below
+/// How [`assign_slots`] and [`group_parts`] split a step: `depth` levels below
 /// the root, and each node's span by heap number (index 0 unused).
 #[derive(Clone, Default)]
 pub(super) struct Tree {
     pub(super) depth: u32,
     pub(super) nodes: Vec<Span>,
     /// Scratch, kept so that a step allocates nothing once grown (local re-solves run in the
-    /// event loop): the movers' ranges of a level's nodes and of the next level's, and the
-    /// patches' counts and cursors by rank.
+    /// event loop): the moving bodies in slot order, their positions along a split's axis,
+    /// the movers' ranges of a level's nodes and of the next level's, and the patches' counts
+    /// and cursors by rank and their indices in node order.
+    movers: Vec<usize>,
+    keys: Vec<(f64, usize)>,
     ranges: Vec<(usize, usize)>,
     next: Vec<(usize, usize)>,
     count: Vec<usize>,
     cursor: Vec<usize>,
+    by_part: Vec<u32>,
 }
 
 impl Tree {
@@ -77,13 +80,13 @@ impl Tree {
     pub(super) fn level(level: u32) -> Range<usize> {
         (1 << level)..(1 << (level + 1))
     }
+}
 
-    /// The place of node `k` in a sweep: every deeper level's nodes first, then its own
-    /// level's in order.
-    fn rank(&self, k: usize) -> usize {
-        let l = level_of(k);
-        (1 << (self.depth + 1)) - (1 << (l + 1)) + (k - (1 << l))
-    }
+/// The place of node `k` in a sweep of a tree `depth` levels deep: every deeper level's nodes
+/// first, then its own level's in order.
+fn rank(depth: u32, k: usize) -> usize {
+    let l = level_of(k);
+    (1 << (depth + 1)) - (1 << (l + 1)) + (k - (1 << l))
 }
 
 /// One part of a split step (a node's patches), which start at patch `patch_base` of the step,
@@ -149,191 +152,181 @@ impl Shared {
     }
 }
 
-impl Solver {
-    /// Gives every body of the step's patches a velocity slot and, for a large step, splits
-    /// the moving bodies into the leaves of a tree (see the module doc): each node's bodies
-    /// are split at the median of their positions along the horizontal axis (across gravity)
-    /// where they spread most, ties by body index, so stacks stay whole and the split is a
-    /// total order. Each node's slots are consecutive. Copies the velocities in and marks each
-    /// patch with its node; returns the tree's depth.
-    pub(super) fn assign_slots(&mut self, bodies: &[Body], gravity: DVec3) -> u32 {
-        self.moving.clear();
-        self.moving_bodies.clear();
-        self.still.clear();
-        self.slot.clear();
-        self.slot.resize(bodies.len(), u32::MAX);
-        let mut movers = std::mem::take(&mut self.scratch);
-        movers.clear();
-        for patch in &self.patches {
-            for i in [patch.a, patch.b] {
-                if bodies[i].is_awake_dynamic() && self.slot[i] == u32::MAX {
-                    self.slot[i] = 0; // seen
-                    movers.push(i);
-                }
+/// Gives every body of the step's `patches` a velocity slot in `velocities` and, for a large
+/// step, splits the moving bodies into the leaves of `tree` (see the module doc): each node's
+/// bodies are split at the median of their positions along the horizontal axis (across
+/// `gravity`) where they spread most, ties by body index, so stacks stay whole and the split is
+/// a total order. Each node's slots are consecutive. Copies the velocities in and marks each
+/// patch with its slots and its node; returns the tree's depth.
+pub(super) fn assign_slots(
+    tree: &mut Tree,
+    velocities: &mut Velocities,
+    patches: &mut [Patch],
+    bodies: &[Body],
+    gravity: DVec3,
+) -> u32 {
+    let Velocities {
+        moving,
+        moving_bodies,
+        still,
+        slot,
+    } = velocities;
+    moving.clear();
+    moving_bodies.clear();
+    still.clear();
+    slot.clear();
+    slot.resize(bodies.len(), u32::MAX);
+    let movers = &mut tree.movers;
+    movers.clear();
+    for patch in patches.iter() {
+        for i in [patch.a, patch.b] {
+            if bodies[i].is_awake_dynamic() && slot[i] == u32::MAX {
+                slot[i] = 0; // seen
+                movers.push(i);
             }
         }
-        let depth = if movers.len() >= 2 {
-            depth_for(self.patches.len())
-        } else {
-            0
-        };
-        // The axis closest to gravity's.
-        let g = gravity.abs();
-        let vertical = if g.x >= g.y && g.x >= g.z {
-            0
-        } else if g.y >= g.z {
-            1
-        } else {
-            2
-        };
-        // Level by level, each node's movers (a range of `movers`) split at their median.
-        let mut keys = std::mem::take(&mut self.keys);
-        let mut tree = std::mem::take(&mut self.tree);
-        let (mut ranges, mut next) = (
-            std::mem::take(&mut tree.ranges),
-            std::mem::take(&mut tree.next),
-        );
-        ranges.clear();
-        ranges.push((0, movers.len()));
-        for _ in 0..depth {
-            next.clear();
-            for &(lo, hi) in &ranges {
-                let node = &movers[lo..hi];
-                let spread = |axis: usize| {
-                    let (min, max) =
-                        node.iter()
-                            .fold((f64::INFINITY, f64::NEG_INFINITY), |m, &i| {
-                                let c = bodies[i].position[axis];
-                                (m.0.min(c), m.1.max(c))
-                            });
-                    max - min
-                };
-                let axis = (0..3)
-                    .filter(|&k| k != vertical)
-                    .max_by(|&x, &y| spread(x).total_cmp(&spread(y)))
-                    .unwrap_or(0);
-                keys.clear();
-                keys.extend(node.iter().map(|&i| (bodies[i].position[axis], i)));
-                let mid = keys.len() / 2;
-                if mid < keys.len() {
-                    keys.select_nth_unstable_by(mid, |x, y| {
-                        x.0.total_cmp(&y.0).then(x.1.cmp(&y.1))
+    }
+    let depth = if movers.len() >= 2 {
+        depth_for(patches.len())
+    } else {
+        0
+    };
+    // The axis closest to gravity's.
+    let g = gravity.abs();
+    let vertical = if g.x >= g.y && g.x >= g.z {
+        0
+    } else if g.y >= g.z {
+        1
+    } else {
+        2
+    };
+    // Level by level, each node's movers (a range of `movers`) split at their median.
+    let keys = &mut tree.keys;
+    let (ranges, next) = (&mut tree.ranges, &mut tree.next);
+    ranges.clear();
+    ranges.push((0, movers.len()));
+    for _ in 0..depth {
+        next.clear();
+        for &(lo, hi) in ranges.iter() {
+            let node = &movers[lo..hi];
+            let spread = |axis: usize| {
+                let (min, max) = node
+                    .iter()
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |m, &i| {
+                        let c = bodies[i].position[axis];
+                        (m.0.min(c), m.1.max(c))
                     });
-                }
-                for (slot, &(_, i)) in movers[lo..hi].iter_mut().zip(keys.iter()) {
-                    *slot = i;
-                }
-                next.push((lo, lo + mid));
-                next.push((lo + mid, hi));
+                max - min
+            };
+            let axis = (0..3)
+                .filter(|&k| k != vertical)
+                .max_by(|&x, &y| spread(x).total_cmp(&spread(y)))
+                .unwrap_or(0);
+            keys.clear();
+            keys.extend(node.iter().map(|&i| (bodies[i].position[axis], i)));
+            let mid = keys.len() / 2;
+            if mid < keys.len() {
+                keys.select_nth_unstable_by(mid, |x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
             }
-            std::mem::swap(&mut ranges, &mut next);
+            for (slot, &(_, i)) in movers[lo..hi].iter_mut().zip(keys.iter()) {
+                *slot = i;
+            }
+            next.push((lo, lo + mid));
+            next.push((lo + mid, hi));
         }
-        self.keys = keys;
-        // Slots in leaf order; the spans of the leaves, then of the nodes above them.
-        tree.depth = depth;
-        tree.nodes.clear();
-        tree.nodes.resize(1 << (depth + 1), Span::default());
-        let first_leaf = 1usize << depth;
-        for (leaf, &(lo, hi)) in ranges.iter().enumerate() {
-            for &i in &movers[lo..hi] {
-                self.slot[i] = self.moving.len() as u32;
-                self.moving.push(Vel {
+        // Double buffering: this level's ranges become the next level's scratch.
+        std::mem::swap(ranges, next);
+    }
+    // Slots in leaf order; the spans of the leaves, then of the nodes above them.
+    tree.depth = depth;
+    tree.nodes.clear();
+    tree.nodes.resize(1 << (depth + 1), Span::default());
+    let first_leaf = 1usize << depth;
+    for (leaf, &(lo, hi)) in ranges.iter().enumerate() {
+        for &i in &movers[lo..hi] {
+            slot[i] = moving.len() as u32;
+            moving.push(Vel {
+                v: bodies[i].velocity,
+                w: bodies[i].angular_velocity,
+            });
+            moving_bodies.push(i);
+        }
+        tree.nodes[first_leaf + leaf].slots = (lo as u32, hi as u32);
+    }
+    for k in (1..first_leaf).rev() {
+        tree.nodes[k].slots = (tree.nodes[2 * k].slots.0, tree.nodes[2 * k + 1].slots.1);
+    }
+    // The leaf of each moving slot.
+    let leaf_of = |s: u32| -> u32 {
+        let k = ranges.partition_point(|&(_, hi)| hi as u32 <= s);
+        (first_leaf + k) as u32
+    };
+    // Bodies that do not move in the step (fixed, kinematic, asleep): read-only slots.
+    for patch in patches.iter() {
+        for i in [patch.a, patch.b] {
+            if slot[i] == u32::MAX {
+                slot[i] = STILL | still.len() as u32;
+                still.push(Vel {
                     v: bodies[i].velocity,
                     w: bodies[i].angular_velocity,
                 });
-                self.moving_bodies.push(i);
-            }
-            tree.nodes[first_leaf + leaf].slots = (lo as u32, hi as u32);
-        }
-        for k in (1..first_leaf).rev() {
-            tree.nodes[k].slots = (tree.nodes[2 * k].slots.0, tree.nodes[2 * k + 1].slots.1);
-        }
-        // The leaf of each moving slot.
-        let leaf_of = |s: u32| -> u32 {
-            let k = ranges.partition_point(|&(_, hi)| hi as u32 <= s);
-            (first_leaf + k) as u32
-        };
-        // Bodies that do not move in the step (fixed, kinematic, asleep): read-only slots.
-        for patch in &self.patches {
-            for i in [patch.a, patch.b] {
-                if self.slot[i] == u32::MAX {
-                    self.slot[i] = STILL | self.still.len() as u32;
-                    self.still.push(Vel {
-                        v: bodies[i].velocity,
-                        w: bodies[i].angular_velocity,
-                    });
-                }
             }
         }
-        // Node of each patch: the deepest holding all its moving bodies.
-        for patch in self.patches.iter_mut() {
-            patch.sa = self.slot[patch.a];
-            patch.sb = self.slot[patch.b];
-            let (ma, mb) = (patch.sa & STILL == 0, patch.sb & STILL == 0);
-            patch.node = match (ma, mb) {
-                (true, true) => common_node(leaf_of(patch.sa), leaf_of(patch.sb)),
-                (true, false) => leaf_of(patch.sa),
-                (false, true) => leaf_of(patch.sb),
-                (false, false) => 1,
-            } as u8;
-        }
-        tree.ranges = ranges;
-        tree.next = next;
-        self.tree = tree;
-        self.scratch = movers;
-        depth
     }
+    // Node of each patch: the deepest holding all its moving bodies.
+    for patch in patches.iter_mut() {
+        patch.sa = slot[patch.a];
+        patch.sb = slot[patch.b];
+        let (ma, mb) = (patch.sa & STILL == 0, patch.sb & STILL == 0);
+        patch.node = match (ma, mb) {
+            (true, true) => common_node(leaf_of(patch.sa), leaf_of(patch.sb)),
+            (true, false) => leaf_of(patch.sa),
+            (false, true) => leaf_of(patch.sb),
+            (false, false) => 1,
+        } as u8;
+    }
+    depth
+}
 
-    /// Orders the patches by node in sweep order (every leaf, then each level above; stable:
-    /// bottom up within a node, as sorted before) and their rows with them, so each node's
-    /// patches and rows are one slice of each, and records the nodes' spans.
-    pub(super) fn group_parts(&mut self) {
-        let mut tree = std::mem::take(&mut self.tree);
-        let nodes = tree.nodes.len();
-        // A stable counting sort by rank, each patch copied once (see `Self::gather_patches`).
-        let (mut count, mut cursor) = (
-            std::mem::take(&mut tree.count),
-            std::mem::take(&mut tree.cursor),
-        );
-        count.clear();
-        count.resize(nodes + 1, 0);
-        for p in &self.patches {
-            count[tree.rank(p.node as usize) + 1] += 1;
-        }
-        for r in 0..nodes {
-            count[r + 1] += count[r];
-        }
-        let mut by_part = std::mem::take(&mut self.by_part);
-        by_part.clear();
-        by_part.resize(self.patches.len(), 0);
-        cursor.clear();
-        cursor.extend_from_slice(&count);
-        for (k, p) in self.patches.iter().enumerate() {
-            let r = tree.rank(p.node as usize);
-            by_part[cursor[r]] = k as u32;
-            cursor[r] += 1;
-        }
-        self.gather_patches(by_part.iter().copied());
-        self.by_part = by_part;
-        // Rows in patch order, so each node's rows are one slice.
-        self.reordered.clear();
-        for patch in self.patches.iter_mut() {
-            let first = self.reordered.len();
-            self.reordered
-                .extend_from_slice(&self.rows[patch.first..patch.first + patch.count]);
-            patch.first = first;
-        }
-        std::mem::swap(&mut self.rows, &mut self.reordered);
-        let rows_until = |n: usize| self.patches.get(n).map_or(self.rows.len(), |p| p.first);
-        for k in 1..nodes {
-            let r = tree.rank(k);
-            let (p0, p1) = (count[r], count[r + 1]);
-            tree.nodes[k].patches = (p0, p1);
-            tree.nodes[k].rows = (rows_until(p0), rows_until(p1));
-        }
-        tree.count = count;
-        tree.cursor = cursor;
-        self.tree = tree;
+/// Orders the patches of `constraints` by node of `tree` in sweep order (every leaf, then each
+/// level above; stable: bottom up within a node, as sorted before) and their rows with them, so
+/// each node's patches and rows are one slice of each, and records the nodes' spans.
+pub(super) fn group_parts(tree: &mut Tree, constraints: &mut Constraints) {
+    let (nodes, depth) = (tree.nodes.len(), tree.depth);
+    // A stable counting sort by rank, each patch copied once (see
+    // `Constraints::gather_patches`).
+    let (count, cursor, by_part) = (&mut tree.count, &mut tree.cursor, &mut tree.by_part);
+    count.clear();
+    count.resize(nodes + 1, 0);
+    for p in &constraints.patches {
+        count[rank(depth, p.node as usize) + 1] += 1;
+    }
+    for r in 0..nodes {
+        count[r + 1] += count[r];
+    }
+    by_part.clear();
+    by_part.resize(constraints.patches.len(), 0);
+    cursor.clear();
+    cursor.extend_from_slice(count);
+    for (k, p) in constraints.patches.iter().enumerate() {
+        let r = rank(depth, p.node as usize);
+        by_part[cursor[r]] = k as u32;
+        cursor[r] += 1;
+    }
+    constraints.gather_patches(by_part.iter().copied());
+    // Rows in patch order, so each node's rows are one slice.
+    constraints.gather_rows();
+    let rows_until = |n: usize| {
+        constraints
+            .patches
+            .get(n)
+            .map_or(constraints.rows.len(), |p| p.first)
+    };
+    for k in 1..nodes {
+        let r = rank(depth, k);
+        let (p0, p1) = (count[r], count[r + 1]);
+        tree.nodes[k].patches = (p0, p1);
+        tree.nodes[k].rows = (rows_until(p0), rows_until(p1));
     }
 }
 
@@ -352,13 +345,8 @@ mod tests {
         assert_eq!(common_node(8, 9), 4);
         assert_eq!(common_node(8, 15), 1);
         assert_eq!(common_node(10, 10), 10);
-        let tree = Tree {
-            depth: 2,
-            nodes: vec![Span::default(); 8],
-            ..Tree::default()
-        };
         // Leaves 4..8 first, then 2 and 3, then the root.
-        let ranks: Vec<usize> = (1..8).map(|k| tree.rank(k)).collect();
+        let ranks: Vec<usize> = (1..8).map(|k| rank(2, k)).collect();
         assert_eq!(ranks, vec![6, 4, 5, 0, 1, 2, 3]);
     }
 }

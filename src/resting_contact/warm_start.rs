@@ -1,56 +1,89 @@
-//! Warm starting: each step's impulses are kept by pair ([`Solver::keep_for_warm_start`]), and
-//! the next step starts each row and patch from its pair's impulses of the last one
-//! ([`Solver::find_previous`], [`Solver::warm_start`]), so a resting pile needs only the change
-//! since the last step, not to rebuild its whole weight chain from zero.
+//! Warm starting: each step's impulses are kept by pair in a [`WarmStartCache`]
+//! ([`WarmStartCache::store`], the store stage), and the next step starts each row and patch
+//! from its pair's impulses of the last one ([`WarmStartCache::find_previous`], [`warm_start`]),
+//! so a resting pile needs only the change since the last step, not to rebuild its whole weight
+//! chain from zero.
 
-use super::patch::Load;
-use super::slots::{read, STILL};
-use super::Solver;
+use super::patch::{tracked, Constraints, Load, Patch};
+use super::slots::{read, Velocities, STILL};
 use crate::body::Body;
 use glam::DVec3;
 
 /// A solved contact point of the previous step, kept to warm-start the next one.
 #[derive(Clone, Copy)]
-pub(super) struct Solved {
-    pub(super) a: u32,
-    pub(super) b: u32,
-    pub(super) local: DVec3,
-    pub(super) impulse: f64,
+struct Solved {
+    a: u32,
+    b: u32,
+    local: DVec3,
+    impulse: f64,
 }
 
 /// A solved patch of the previous step (friction impulses), kept to warm-start the next one.
 #[derive(Clone, Copy)]
-pub(super) struct SolvedPatch {
-    pub(super) a: u32,
-    pub(super) b: u32,
+struct SolvedPatch {
+    a: u32,
+    b: u32,
     /// Which of its pair's patches it was (`Patch::group`).
-    pub(super) group: u16,
-    pub(super) tangential: DVec3,
-    pub(super) twist: f64,
+    group: u16,
+    tangential: DVec3,
+    twist: f64,
 }
 
-/// The body a contact point is tracked on between steps: b unless b does not move.
-pub(super) fn tracked(bodies: &[Body], a: usize, b: usize) -> usize {
-    if bodies[b].is_awake_dynamic() {
-        b
-    } else {
-        a
+/// The previous step's impulses, kept between steps to warm-start the next one.
+#[derive(Clone, Default)]
+pub(super) struct WarmStartCache {
+    /// Last step's contact points, sorted by pair.
+    previous: Vec<Solved>,
+    /// Last step's patches, sorted by pair.
+    previous_patches: Vec<SolvedPatch>,
+    /// Last step's length h (s).
+    previous_h: f64,
+    /// The time over which last step's impulses carried their contact forces (s): see
+    /// [`Self::span`].
+    previous_span: f64,
+}
+
+impl WarmStartCache {
+    /// The span of time a step of length `h` carries its contact forces over with impulses at
+    /// its start.
+    pub(super) fn span(&self, h: f64) -> f64 {
+        // A steady contact force F (a weight) is carried by an impulse of F times the time
+        // from the middle of the last step to the middle of this one: a body starts the step
+        // with the velocity the last step's second half of gravity gave it, and must end its
+        // step-mean motion at rest. With steps of one length that span is h; where the length
+        // changed, the warm start's impulses are scaled to the new span. (Without this, each
+        // change of `World`'s step length would jolt a pile by the difference, which the few
+        // sweeps of a step do not remove.)
+        if self.previous_h > 0.0 {
+            0.5 * (self.previous_h + h)
+        } else {
+            h
+        }
     }
-}
 
-impl Solver {
-    /// Keeps this step's impulses, sorted by pair, to warm-start the next step: its length `h`,
-    /// and `span`, the time its impulses carried the contact forces over (see
-    /// [`Solver::solve`]).
-    pub(super) fn keep_for_warm_start(&mut self, h: f64, span: f64) {
+    /// What the last step's impulses are multiplied by to warm-start a step that carries its
+    /// forces over `span` ([`Self::span`]).
+    pub(super) fn scale(&self, span: f64) -> f64 {
+        // (Steps that split a frame evenly differ in length by rounding only: those keep
+        // their impulses as they are.)
+        match span / self.previous_span {
+            r if r.is_finite() && (r - 1.0).abs() > 1e-6 => r,
+            _ => 1.0,
+        }
+    }
+
+    /// Keeps the impulses of `constraints`, sorted by pair, to warm-start the next step: its
+    /// length `h`, and `span`, the time its impulses carried the contact forces over
+    /// ([`Self::span`]).
+    pub(super) fn store(&mut self, constraints: &Constraints, h: f64, span: f64) {
         self.previous.clear();
         self.previous_patches.clear();
         self.previous_h = h;
         self.previous_span = span;
-        for patch in &self.patches {
+        for patch in &constraints.patches {
             let (a, b) = (patch.a as u32, patch.b as u32);
             self.previous.extend(
-                self.rows[patch.first..patch.first + patch.count]
+                constraints.rows[patch.first..patch.first + patch.count]
                     .iter()
                     .map(|r| Solved {
                         a,
@@ -75,11 +108,11 @@ impl Solver {
     /// `Patch::previous_patch`). The step's pairs come in pair order, as the previous ones are
     /// kept: one merge walks both lists (two binary searches per patch were most of the warm
     /// start's cost). A pair out of order is searched for.
-    pub(super) fn find_previous(&mut self) {
+    pub(super) fn find_previous(&self, patches_now: &mut [Patch]) {
         let (rows, patches) = (&self.previous, &self.previous_patches);
         let (mut r, mut q) = (0, 0);
         let mut last = (0u32, 0u32);
-        for patch in self.patches.iter_mut() {
+        for patch in patches_now.iter_mut() {
             let key = (patch.a as u32, patch.b as u32);
             if key < last {
                 r = rows.partition_point(|x| (x.a, x.b) < key);
@@ -97,7 +130,7 @@ impl Solver {
                 Some(x) if (x.a, x.b) == key => r as u32,
                 _ => u32::MAX,
             };
-            // A pair with several patches (see `Solver::add_patches`) takes its previous ones
+            // A pair with several patches (see `prepare`) takes its previous ones
             // by their place among the pair's: the n-th its n-th.
             let n = q + patch.group as usize;
             patch.previous_patch = match patches.get(n) {
@@ -106,85 +139,92 @@ impl Solver {
             };
         }
     }
+}
 
-    /// Starts each row from the impulse its contact had at the end of the previous step (same
-    /// pair, same point on the tracked body within a few percent of the body's size), and each
-    /// patch from its pair's friction impulses, kept inside the new friction cone; applies
-    /// them. A resting pile then needs only the change since the last step, not to rebuild its
-    /// whole weight chain from zero. The previous impulses are multiplied by `scale`: the
-    /// span of time this step's impulses carry the contact forces over, to the last one's
-    /// (see [`Solver::solve`]).
-    pub(super) fn warm_start(&mut self, bodies: &[Body], scale: f64) {
-        if self.previous.is_empty() {
-            return;
+/// Starts each row from the impulse its contact had at the end of the previous step (same
+/// pair, same point on the tracked body within a few percent of the body's size), and each
+/// patch from its pair's friction impulses, kept inside the new friction cone; applies
+/// them. A resting pile then needs only the change since the last step, not to rebuild its
+/// whole weight chain from zero. The previous impulses are multiplied by `scale`: the
+/// span of time this step's impulses carry the contact forces over, to the last one's
+/// ([`WarmStartCache::span`]). Changes the moving slots' velocities.
+pub(super) fn warm_start(
+    cache: &WarmStartCache,
+    constraints: &mut Constraints,
+    velocities: &mut Velocities,
+    bodies: &[Body],
+    scale: f64,
+) {
+    if cache.previous.is_empty() {
+        return;
+    }
+    let Constraints { rows, patches, .. } = constraints;
+    for patch in patches.iter_mut() {
+        let (a, b) = (patch.a, patch.b);
+        let key = (a as u32, b as u32);
+        let t = tracked(bodies, a, b);
+        let reach = 0.05 * bodies[t].bounding_radius.min(1e3);
+        let (sa, sb) = (patch.sa, patch.sb);
+        let (mut va, mut vb) = (
+            read(sa, &velocities.moving, &velocities.still),
+            read(sb, &velocities.moving, &velocities.still),
+        );
+        let (a_moves, b_moves) = (sa & STILL == 0, sb & STILL == 0);
+        let mut load = Load::default();
+        let earlier = match patch.previous_rows {
+            u32::MAX => &[][..],
+            start => &cache.previous[start as usize..],
+        };
+        for row in &mut rows[patch.first..patch.first + patch.count] {
+            let mut best = None;
+            let mut best_d = reach * reach;
+            for old in earlier.iter().take_while(|x| (x.a, x.b) == key) {
+                let d = (old.local - row.local).length_squared();
+                if d <= best_d {
+                    best_d = d;
+                    best = Some(old.impulse);
+                }
+            }
+            let Some(pn) = best.map(|p| p * scale) else {
+                continue;
+            };
+            if pn <= 0.0 {
+                continue;
+            }
+            row.impulse = pn;
+            load.add(pn, row);
+            row.apply_to(&mut va, &mut vb, a_moves, b_moves, pn);
         }
-        for patch in self.patches.iter_mut() {
-            let (a, b) = (patch.a, patch.b);
-            let key = (a as u32, b as u32);
-            let t = tracked(bodies, a, b);
-            let reach = 0.05 * bodies[t].bounding_radius.min(1e3);
-            let (sa, sb) = (patch.sa, patch.sb);
-            let (mut va, mut vb) = (
-                read(sa, &self.moving, &self.still),
-                read(sb, &self.moving, &self.still),
-            );
-            let (a_moves, b_moves) = (sa & STILL == 0, sb & STILL == 0);
-            let mut load = Load::default();
-            let earlier = match patch.previous_rows {
-                u32::MAX => &[][..],
-                start => &self.previous[start as usize..],
+        // `u32::MAX`: the pair had no patch last step (said outright, as for the rows, not
+        // left to an index out of range).
+        let old = match patch.previous_patch {
+            u32::MAX => None,
+            k => cache.previous_patches.get(k as usize),
+        };
+        if let Some(old) = old {
+            let n = patch.normal;
+            let mut pt = (old.tangential - old.tangential.dot(n) * n) * scale;
+            let limit = patch.friction * load.total;
+            if pt.length() > limit {
+                pt *= limit / pt.length();
+            }
+            let tw_limit = patch.friction * load.twist_moment();
+            let tw = if patch.twist_inv > 0.0 {
+                (old.twist * scale).clamp(-tw_limit, tw_limit)
+            } else {
+                0.0
             };
-            for row in &mut self.rows[patch.first..patch.first + patch.count] {
-                let mut best = None;
-                let mut best_d = reach * reach;
-                for old in earlier.iter().take_while(|x| (x.a, x.b) == key) {
-                    let d = (old.local - row.local).length_squared();
-                    if d <= best_d {
-                        best_d = d;
-                        best = Some(old.impulse);
-                    }
-                }
-                let Some(pn) = best.map(|p| p * scale) else {
-                    continue;
-                };
-                if pn <= 0.0 {
-                    continue;
-                }
-                row.impulse = pn;
-                load.add(pn, row);
-                row.apply_to(&mut va, &mut vb, a_moves, b_moves, pn);
-            }
-            // `u32::MAX`: the pair had no patch last step (said outright, as for the rows, not
-            // left to an index out of range).
-            let old = match patch.previous_patch {
-                u32::MAX => None,
-                k => self.previous_patches.get(k as usize),
-            };
-            if let Some(old) = old {
-                let n = patch.normal;
-                let mut pt = (old.tangential - old.tangential.dot(n) * n) * scale;
-                let limit = patch.friction * load.total;
-                if pt.length() > limit {
-                    pt *= limit / pt.length();
-                }
-                let tw_limit = patch.friction * load.twist_moment();
-                let tw = if patch.twist_inv > 0.0 {
-                    (old.twist * scale).clamp(-tw_limit, tw_limit)
-                } else {
-                    0.0
-                };
-                patch.tangential = pt;
-                patch.twist = tw;
-                // At the centre of the warm loads' pressure, as the sweeps apply it.
-                let at = patch.pressure_point(&load);
-                patch.apply_at(&mut va, &mut vb, [a_moves, b_moves], at, pt, tw);
-            }
-            if a_moves {
-                self.moving[sa as usize] = va;
-            }
-            if b_moves {
-                self.moving[sb as usize] = vb;
-            }
+            patch.tangential = pt;
+            patch.twist = tw;
+            // At the centre of the warm loads' pressure, as the sweeps apply it.
+            let at = patch.pressure_point(&load);
+            patch.apply_at(&mut va, &mut vb, [a_moves, b_moves], at, pt, tw);
+        }
+        if a_moves {
+            velocities.moving[sa as usize] = va;
+        }
+        if b_moves {
+            velocities.moving[sb as usize] = vb;
         }
     }
 }
