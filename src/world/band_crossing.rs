@@ -12,7 +12,8 @@
 //! ([`World::gather_crossings`]). See `docs/design.md`, Band crossings.
 
 use super::collide::body_proximity;
-use super::stores::{Scratch, Stores};
+use super::stores::Stores;
+use super::Scratch;
 use crate::body::BodyHot;
 use crate::narrow_phase::ContactPoint;
 use crate::toi_bound::DistanceBound;

@@ -19,6 +19,15 @@ use rustc_hash::FxHashSet;
 /// [`World::prune_last_axes`]).
 pub(super) const AXIS_SLACK: usize = 1024;
 
+/// Buffers of a step's seeding ([`Stores::seed_pairs`]).
+#[derive(Default)]
+pub(super) struct Seeding {
+    /// The step's pairs that need a first bound, with their place in the step's pairs.
+    pub(super) fresh_pairs: Vec<(usize, usize, usize)>,
+    /// Those pairs' first bounds.
+    pub(super) fresh_bounds: Vec<FirstBound>,
+}
+
 impl Stores {
     /// The contact band of pair (a, b): ε_c, or `HELD_BAND`·ε_c while a contact step holds it.
     pub(super) fn band(&self, a: usize, b: usize) -> f64 {
@@ -238,10 +247,14 @@ impl Stores {
         pairs: &[(usize, usize)],
         stage_bounds: Option<&[f32]>,
         t0: f64,
+        seeding: &mut Seeding,
     ) {
         use rayon::prelude::*;
         self.prune_last_axes(pairs);
-        let mut fresh = std::mem::take(&mut self.pairs.bounds.fresh_pairs);
+        let Seeding {
+            fresh_pairs: fresh,
+            fresh_bounds: bounds,
+        } = seeding;
         fresh.clear();
         for (k, &(a, b)) in pairs.iter().enumerate() {
             if let Some(ev) = self.earlier_bound(a, b) {
@@ -251,7 +264,6 @@ impl Stores {
                 fresh.push((a, b, k));
             }
         }
-        let mut bounds = std::mem::take(&mut self.pairs.bounds.fresh_bounds);
         bounds.clear();
         let (bodies, last_axis, held) = (
             &self.bodies,
@@ -284,11 +296,9 @@ impl Stores {
                 }
             }
         }));
-        for (&(a, b, _), &bound) in fresh.iter().zip(&bounds) {
+        for (&(a, b, _), &bound) in fresh.iter().zip(bounds.iter()) {
             self.push_first_bound(a, b, t0, bound);
         }
-        self.pairs.bounds.fresh_pairs = fresh;
-        self.pairs.bounds.fresh_bounds = bounds;
     }
 
     /// Forgets the last axes of pairs that are not among a step's broad-phase `pairs`, once

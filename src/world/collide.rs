@@ -2,7 +2,8 @@
 //! frictional impulses, microcollisions, several points at once) and the re-bounding of every
 //! pair whose bodies an impulse changed.
 
-use super::stores::{Rebound, Response, Scratch, Stores};
+use super::stores::Stores;
+use super::Scratch;
 use super::{EventKind, SimError};
 use crate::body::{Body, Motion};
 use crate::collision_impulse::{
@@ -20,6 +21,24 @@ pub(super) type MicroRow = (ContactPoint, DVec3, DMat3, DVec3);
 /// Proximity of two bodies at their current poses ([`proximity`] on their colliders).
 pub(super) fn body_proximity(a: &Body, b: &Body, margin: f64, out: &mut Vec<ContactPoint>) -> f64 {
     proximity(&a.collider, &a.pose(), &b.collider, &b.pose(), margin, out)
+}
+
+/// The buffers of a re-bounding after an impulse ([`Stores::rebound_after_change`]).
+#[derive(Default)]
+pub(super) struct Rebound {
+    /// The bodies whose trajectories changed (ascending).
+    pub(super) changed: Vec<usize>,
+    /// Grid query results.
+    pub(super) candidates: Vec<u32>,
+}
+
+/// The buffers of one pair's collision response ([`super::collide`]).
+#[derive(Default)]
+pub(super) struct Response {
+    /// Rows of `Stores::simultaneous_microcollision`.
+    pub(super) micro_rows: Vec<super::collide::MicroRow>,
+    /// Velocities saved while finding an articulated collision matrix.
+    pub(super) joint_saved: Vec<(usize, DVec3, DVec3)>,
 }
 
 impl Stores {

@@ -6,8 +6,9 @@
 use super::collide::body_proximity;
 use super::contact_band::{RESTING_MARGIN, RESTING_TARGET};
 use super::pair_bound::axis_gap;
-use super::stores::{Scratch, Stores};
+use super::stores::Stores;
 use super::EventKind;
+use super::Scratch;
 use crate::body::Body;
 use crate::narrow_phase::ContactPoint;
 use crate::resting_contact::{tracked_contacts, RestingContact, StepSettings, TrackedPoint};
@@ -34,6 +35,17 @@ impl Stores {
     /// ([`crate::resting_contact`]) and marks their pairs as held, so the event machinery only
     /// steps in for them within `HELD_BAND`·ε_c.
     pub(super) fn resting_contact_step(&mut self, h: f64, s: &mut Scratch) {
+        self.gather_resting_contacts(h, &mut s.step_pairs);
+        if self.contacts.step.contacts.is_empty() {
+            return;
+        }
+        self.solve_contact_step(h, &mut s.pushed, &mut s.woken);
+    }
+
+    /// The contact step's first half: the resting contacts of the step's pairs (`pairs`, a
+    /// buffer), each pair that has one held from now on; last step's held pairs become the
+    /// previous ones (a double buffer: their tracked points may be reused).
+    fn gather_resting_contacts(&mut self, h: f64, pairs: &mut Vec<(usize, usize)>) {
         std::mem::swap(
             &mut self.contacts.held.pairs,
             &mut self.contacts.held.previous_pairs,
@@ -61,7 +73,6 @@ impl Stores {
             let (min, max) = b.collider.aabb(&b.pose());
             self.pairs.boxes.push(Aabb { min, max }.grown(margin));
         }
-        let pairs = &mut s.step_pairs;
         self.pairs_of_boxes(Body::is_awake_dynamic, |_, _| true, pairs);
         if !self.joints.is_empty() {
             pairs.retain(|&(a, b)| !self.joints.joined(a, b));
@@ -123,13 +134,21 @@ impl Stores {
                 }
             }
         }
-        if self.contacts.step.contacts.is_empty() {
-            return;
-        }
+    }
+
+    /// The contact step's second half: its contacts solved together over `h` (the impulses
+    /// reported through `pushed`), and every body they touched (`touched`) given a new
+    /// version and spin bound.
+    fn solve_contact_step(
+        &mut self,
+        h: f64,
+        pushed: &mut Vec<crate::resting_contact::ContactImpulse>,
+        touched: &mut Vec<usize>,
+    ) {
         self.stats.counts.contact_steps += 1;
         self.stats.counts.resting_contacts += self.contacts.step.contacts.len() as u64;
         // The whole step: `contact_sweeps` Gauss–Seidel sweeps share the load out, then shock
-        // propagation settles it from the ground up (`Solver::shock_propagation`); a shortfall
+        // propagation settles it from the ground up (`resting_contact::shock`); a shortfall
         // is restored a quarter per step (see `resting_contact::bias`).
         // A step k times the shortest takes k times the sweeps: the solver's error per step
         // grows with the impulses it shares out, so the same sweep count would let a tall
@@ -138,7 +157,6 @@ impl Stores {
             .max(1);
         let mut settings = self.step_settings(h, 1e-6, self.settings.contact_sweeps * per, 0.25);
         settings.shock_iterations = self.settings.shock_sweeps * per;
-        let pushed = &mut s.pushed;
         pushed.clear();
         // The event log's velocities before the solve (only when it records).
         let before: Vec<(DVec3, DVec3)> = match self.settings.record_events {
@@ -168,7 +186,6 @@ impl Stores {
         }
         // Every body of the step's contacts has a new trajectory: a new version (its bounds
         // are stale) and a new spin bound, once per body.
-        let touched = &mut s.woken;
         touched.clear();
         touched.extend(
             self.contacts

@@ -2,7 +2,8 @@
 //! time order from the heap, stale ones skipped, each pair's response ([`super::collide`]); then
 //! every body advanced to the step's end.
 
-use super::stores::{Scratch, Stores};
+use super::stores::Stores;
+use super::Scratch;
 use super::SimError;
 use crate::body::Motion;
 

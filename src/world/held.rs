@@ -4,11 +4,15 @@
 //! Schmitt 2006 §3.1–3.2, locally). See `docs/design.md`, Held pairs and local re-solves, and
 //! Clusters.
 
+use super::collide::Rebound;
 use super::contact_band::{HELD_BAND, RESTING_MARGIN};
-use super::stores::{ClusterScratch, Near, Rebound, Ring, Scratch, Stores};
+use super::stores::Stores;
 use super::EventKind;
+use super::Scratch;
 use crate::narrow_phase::ContactPoint;
 use crate::resting_contact::{tracked_contacts, RestingContact, StepSettings};
+use glam::DVec3;
+use rustc_hash::FxHashSet;
 
 /// Most mid-step re-solves of one held pair in one contact step (see `World::resolve_held`).
 pub(super) const MAX_RESOLVES: u32 = 4;
@@ -27,6 +31,52 @@ pub(super) const MAX_LOCAL_PAIRS: usize = 256;
 /// Most rounds of local re-solves in one cluster ([`World::resolve_cluster`]); a cascade longer
 /// than that goes on through the event loop, as every cascade did before clusters.
 pub(super) const MAX_CLUSTER_ROUNDS: usize = 16;
+
+/// Buffers of the local re-solves and their clusters ([`super::held`]).
+#[derive(Default)]
+pub(super) struct ClusterScratch {
+    /// The next round's seed pairs with their try numbers.
+    pub(super) seeds: Vec<(usize, usize, u32)>,
+    /// Every body the cluster moved.
+    pub(super) moved: Vec<usize>,
+    /// The bodies a collision hit (whose held pairs may need re-solving).
+    pub(super) hit: Vec<usize>,
+    pub(super) ring: Ring,
+}
+
+/// Buffers of one local re-solve ([`Stores::solve_rings`]).
+#[derive(Default)]
+pub(super) struct Ring {
+    /// The pairs of the ring being solved, in the solve's order; after the solve, the pairs
+    /// it solved.
+    pub(super) pairs: Vec<(usize, usize)>,
+    /// The pairs of the ring being built, as a set.
+    pub(super) listed: FxHashSet<(usize, usize)>,
+    /// The bodies whose held pairs join the ring next, and those of the ring after.
+    pub(super) frontier: Vec<usize>,
+    pub(super) next: Vec<usize>,
+    /// The ring's contacts.
+    pub(super) contacts: Vec<RestingContact>,
+    /// Velocities of the ring's bodies before the solve (to see which changed).
+    pub(super) before: Vec<(usize, DVec3, DVec3)>,
+    /// The contact impulses the solve reports.
+    pub(super) pushed: Vec<crate::resting_contact::ContactImpulse>,
+    /// Contact points of the pair being measured.
+    pub(super) points: Vec<ContactPoint>,
+    /// Buffers of the search for the next round's seeds.
+    pub(super) near: Near,
+}
+
+/// Buffers of the search for held pairs a re-solve pushed ([`Stores::pushed_held_pairs`]).
+#[derive(Default)]
+pub(super) struct Near {
+    /// The moved bodies' held pairs.
+    pub(super) candidates: Vec<(usize, usize)>,
+    /// The ring just solved, sorted.
+    pub(super) solved: Vec<(usize, usize)>,
+    /// Contact points of the pair being measured.
+    pub(super) points: Vec<ContactPoint>,
+}
 
 impl Stores {
     /// A held pair that came within `HELD_BAND`·ε_c after all at time `t` (its step's

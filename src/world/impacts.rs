@@ -34,7 +34,8 @@
 //! 8 m/s: 0.125 ms). That is the event loop's own tolerance: a pair is resolved at any distance
 //! in (0, ε_c].
 
-use super::stores::{Response, Stores};
+use super::collide::Response;
+use super::stores::Stores;
 use super::EventKind;
 use crate::narrow_phase::ContactPoint;
 use crate::scene::RestingContactMode;

@@ -20,7 +20,8 @@
 //! entries (largest first, each to the least loaded group), two groups per thread.
 
 use super::settings::Settings;
-use super::stores::{Scratch, Stores};
+use super::stores::Stores;
+use super::Scratch;
 use super::{Aabb, Counts, ImpulseEvent, Motion, SimError, World};
 use crate::body::BodyHot;
 use crate::event_heap::PairEvent;
@@ -63,7 +64,7 @@ pub(super) struct IslandScratch {
     group_of: Vec<u32>,
     groups: Vec<Group>,
     /// The stores of each group, with their own buffers.
-    worlds: Vec<Island>,
+    islands: Vec<Island>,
     /// Steps left before the next plan (see `PLAN_RETRY`).
     skip: u32,
 }
@@ -148,6 +149,8 @@ impl World {
     }
 }
 
+/// Runs the step's event loop on threads if it splits into groups of islands worth it (see
+/// [`World::parallel_event_loop`]); false if it did not or the run was void.
 fn run_islands(
     stores: &mut Stores,
     s: &mut IslandScratch,
@@ -158,126 +161,152 @@ fn run_islands(
     if group_count < 2 {
         // One island dominates; it will for a while (a jam lasts): plan again later.
         s.skip = PLAN_RETRY;
-    }
-    if group_count < 2 {
         return Ok(false);
     }
-    while s.worlds.len() < group_count {
-        s.worlds.push(blank_like(stores));
+    while s.islands.len() < group_count {
+        s.islands.push(blank_like(stores));
     }
-    // Move the members in (their places get spares), copy the fixed bodies, and give each
-    // world its boxes, limits, grid, held pairs and last axes.
     let mut ready = true;
-    for (group, w) in s.groups.iter_mut().zip(&mut s.worlds).take(group_count) {
-        w.stores.bodies.clear();
-        group.hot.clear();
-        for &x in &group.bodies {
-            if s.fixed[x] {
-                w.stores.bodies.push(stores.bodies[x].clone());
-            } else {
-                group.hot.push(stores.bodies[x].hot());
-                let spare = match group.spares.pop() {
-                    Some(b) => b,
-                    None => stores.bodies[x].clone(),
-                };
-                w.stores
-                    .bodies
-                    .push(std::mem::replace(&mut stores.bodies[x], spare));
-            }
-        }
-        let m = group.bodies.len();
-        w.stores.pairs.boxes.clear();
-        w.stores
-            .pairs
-            .boxes
-            .extend(group.bodies.iter().map(|&x| stores.pairs.boxes[x]));
-        w.stores.pairs.limits.clear();
-        w.stores
-            .pairs
-            .limits
-            .extend(group.bodies.iter().map(|&x| s.limits[x]));
-        let bodies = &w.stores.bodies;
-        w.stores
-            .pairs
-            .grid
-            .reset(&w.stores.pairs.boxes, |k| bodies[k].moves());
-        for k in 0..m {
-            w.stores.pairs.grid.insert(k, &w.stores.pairs.boxes[k]);
-        }
-        w.stores.pairs.heap.clear();
-        w.stores.contacts.held.pairs.clear();
-        w.stores
-            .contacts
-            .held
-            .points
-            .clone_from(&stores.contacts.held.points);
-        w.stores.contacts.held.by_body.resize_with(m, Vec::new);
-        w.stores.contacts.held.by_body.truncate(m);
-        for (k, &x) in group.bodies.iter().enumerate() {
-            w.stores.contacts.held.by_body[k].clear();
-            for &(p, q) in stores
-                .contacts
-                .held
-                .by_body
-                .get(x)
-                .map_or(&[][..], |v| &v[..])
-            {
-                match (local(&group.bodies, p), local(&group.bodies, q)) {
-                    (Some(lp), Some(lq)) => {
-                        w.stores.contacts.held.by_body[k].push((lp, lq));
-                        // The tracked points are in the bodies' own frames: the same
-                        // ranges hold in the island's copy of `held_points` (none tracked
-                        // if the pair were somehow missing: it is then measured).
-                        let tracked = stores
-                            .contacts
-                            .held
-                            .pairs
-                            .get(&(p, q))
-                            .copied()
-                            .unwrap_or((0, 0));
-                        w.stores.contacts.held.pairs.insert((lp, lq), tracked);
-                    }
-                    // A fixed body's pairs with other islands' bodies (the local re-solves
-                    // never start from a fixed body, so its list need not be whole).
-                    _ if s.fixed[x] => {}
-                    // Cannot happen: a held pair's limits overlap, so it is in one island.
-                    _ => ready = false,
-                }
-            }
-        }
-        w.stores.pairs.bounds.last_axis.clear();
-        for &(a, b) in &group.pairs {
-            if let Some(&n) = stores.pairs.bounds.last_axis.get(&(a, b)) {
-                if let (Some(la), Some(lb)) = (local(&group.bodies, a), local(&group.bodies, b)) {
-                    w.stores.pairs.bounds.last_axis.insert((la, lb), n);
-                }
-            }
-        }
-        w.stores.pairs.bounds.later.clear();
-        w.stores.contacts.held.resolves.clear();
-        // The contact step's length adapts frame by frame (`World::adapt_step_length`) and
-        // sets the local re-solves' h: the pooled world must use this step's, not the one
-        // it was made with.
-        w.stores.clock.contact_step = stores.clock.contact_step;
-        w.stores.stats.counts = Counts::default();
-        w.stores.stats.event_log.clear();
-        w.stores.stats.max_penetration = 0.0;
-        w.stores.pairs.escaped = false;
-        w.stores.clock.time = t0;
-        w.stores.clock.frame_end = t1;
+    for (group, island) in s.groups.iter_mut().zip(&mut s.islands).take(group_count) {
+        ready &= move_in(stores, group, island, &s.fixed, &s.limits, (t0, t1));
     }
-    // The heap entries, each to its island's world.
+    ready &= hand_out_events(stores, s);
+    let results: Vec<Result<(), SimError>> = if ready {
+        s.islands[..group_count]
+            .par_iter_mut()
+            .map(|island| island.stores.run_event_loop(t1, &mut island.scratch))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let void = !ready
+        || results.iter().any(Result::is_err)
+        || s.islands[..group_count]
+            .iter()
+            .any(|island| island.stores.pairs.escaped);
+    for (group, island) in s.groups.iter_mut().zip(&mut s.islands).take(group_count) {
+        move_back(stores, group, island, &s.fixed, void);
+    }
+    if void {
+        stores.stats.counts.parallel_escapes += 1;
+        return Ok(false);
+    }
+    for (group, island) in s.groups.iter().zip(&s.islands).take(group_count) {
+        merge_island(stores, group, &island.stores);
+    }
+    stores.stats.counts.parallel_loops += 1;
+    Ok(true)
+}
+
+/// Gives a group's island stores its bodies for step `(t0, t1)`: the members moved in (their
+/// places get spares), the fixed bodies copied, and their boxes, limits, grid, held pairs and
+/// last axes renumbered in the group's order. False if a held pair crosses islands (cannot
+/// happen: a held pair's limits overlap).
+fn move_in(
+    stores: &mut Stores,
+    group: &mut Group,
+    island: &mut Island,
+    fixed: &[bool],
+    limits: &[Aabb],
+    (t0, t1): (f64, f64),
+) -> bool {
+    let mut ready = true;
+    let w = &mut island.stores;
+    w.bodies.clear();
+    group.hot.clear();
+    for &x in &group.bodies {
+        if fixed[x] {
+            w.bodies.push(stores.bodies[x].clone());
+        } else {
+            group.hot.push(stores.bodies[x].hot());
+            let spare = match group.spares.pop() {
+                Some(b) => b,
+                None => stores.bodies[x].clone(),
+            };
+            // Moved, not copied: each member is in one island.
+            w.bodies
+                .push(std::mem::replace(&mut stores.bodies[x], spare));
+        }
+    }
+    let m = group.bodies.len();
+    let pairs = &mut w.pairs;
+    pairs.boxes.clear();
+    pairs
+        .boxes
+        .extend(group.bodies.iter().map(|&x| stores.pairs.boxes[x]));
+    pairs.limits.clear();
+    pairs.limits.extend(group.bodies.iter().map(|&x| limits[x]));
+    let bodies = &w.bodies;
+    pairs.grid.reset(&pairs.boxes, |k| bodies[k].moves());
+    for k in 0..m {
+        pairs.grid.insert(k, &pairs.boxes[k]);
+    }
+    pairs.heap.clear();
+    let held = &mut w.contacts.held;
+    let world_held = &stores.contacts.held;
+    held.pairs.clear();
+    held.points.clone_from(&world_held.points);
+    held.by_body.resize_with(m, Vec::new);
+    held.by_body.truncate(m);
+    for (k, &x) in group.bodies.iter().enumerate() {
+        held.by_body[k].clear();
+        for &(p, q) in world_held.by_body.get(x).map_or(&[][..], |v| &v[..]) {
+            match (local(&group.bodies, p), local(&group.bodies, q)) {
+                (Some(lp), Some(lq)) => {
+                    held.by_body[k].push((lp, lq));
+                    // The tracked points are in the bodies' own frames: the same ranges hold
+                    // in the island's copy of `held_points` (none tracked if the pair were
+                    // somehow missing: it is then measured).
+                    let tracked = world_held.pairs.get(&(p, q)).copied().unwrap_or((0, 0));
+                    held.pairs.insert((lp, lq), tracked);
+                }
+                // A fixed body's pairs with other islands' bodies (the local re-solves never
+                // start from a fixed body, so its list need not be whole).
+                _ if fixed[x] => {}
+                // Cannot happen: a held pair's limits overlap, so it is in one island.
+                _ => ready = false,
+            }
+        }
+    }
+    held.resolves.clear();
+    let pairs = &mut w.pairs;
+    pairs.bounds.last_axis.clear();
+    for &(a, b) in &group.pairs {
+        if let Some(&n) = stores.pairs.bounds.last_axis.get(&(a, b)) {
+            if let (Some(la), Some(lb)) = (local(&group.bodies, a), local(&group.bodies, b)) {
+                pairs.bounds.last_axis.insert((la, lb), n);
+            }
+        }
+    }
+    pairs.bounds.later.clear();
+    pairs.escaped = false;
+    // The contact step's length adapts frame by frame (`Stores::adapt_step_length`) and sets
+    // the local re-solves' h: the pooled stores must use this step's, not the one they were
+    // made with.
+    w.clock.contact_step = stores.clock.contact_step;
+    w.clock.time = t0;
+    w.clock.frame_end = t1;
+    w.stats.counts = Counts::default();
+    w.stats.event_log.clear();
+    w.stats.max_penetration = 0.0;
+    ready
+}
+
+/// The world's heap entries, each to its island's stores, renumbered; false if an entry has
+/// no island (cannot happen: every island with entries has a group).
+fn hand_out_events(stores: &Stores, s: &mut IslandScratch) -> bool {
+    let mut ready = true;
     for ev in stores.pairs.heap.events() {
         // Moved-out members are spares now: read what they were from the scratch.
         let owner = if s.fixed[ev.a as usize] { ev.b } else { ev.a };
         let g = s.group_of[s.sets.root(owner as usize) as usize];
         if g == NONE {
-            ready = false; // cannot happen: every island with entries has a group
+            ready = false;
             continue;
         }
         let group = &s.groups[g as usize];
         match (local(&group.bodies, ev.a), local(&group.bodies, ev.b)) {
-            (Some(la), Some(lb)) => s.worlds[g as usize].stores.pairs.heap.push(PairEvent {
+            (Some(la), Some(lb)) => s.islands[g as usize].stores.pairs.heap.push(PairEvent {
                 a: la,
                 b: lb,
                 ..*ev
@@ -285,73 +314,64 @@ fn run_islands(
             _ => ready = false,
         }
     }
-    let results: Vec<Result<(), SimError>> = if ready {
-        s.worlds[..group_count]
-            .par_iter_mut()
-            .map(|w| w.stores.run_event_loop(t1, &mut w.scratch))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let void = !ready
-        || results.iter().any(Result::is_err)
-        || s.worlds[..group_count]
-            .iter()
-            .any(|w| w.stores.pairs.escaped);
-    // Move the members back (updated, or as they were if the run is void).
-    for (group, w) in s.groups.iter_mut().zip(&mut s.worlds).take(group_count) {
-        let mut hot = group.hot.iter();
-        for (k, &x) in group.bodies.iter().enumerate() {
-            if s.fixed[x] {
-                continue;
-            }
-            std::mem::swap(&mut stores.bodies[x], &mut w.stores.bodies[k]);
-            let before = hot.next().expect("a snapshot per member");
-            if void {
-                stores.bodies[x].restore(before);
-            } else {
-                stores.pairs.boxes[x] = w.stores.pairs.boxes[k];
-            }
+    ready
+}
+
+/// Moves a group's members back into the world's stores: as the island's run left them, or
+/// as they were before it if the run is `void`.
+fn move_back(
+    stores: &mut Stores,
+    group: &mut Group,
+    island: &mut Island,
+    fixed: &[bool],
+    void: bool,
+) {
+    let w = &mut island.stores;
+    let mut hot = group.hot.iter();
+    for (k, &x) in group.bodies.iter().enumerate() {
+        if fixed[x] {
+            continue;
         }
-        group.spares.append(&mut w.stores.bodies);
-        // As many spares as members (the fixed bodies' copies would pile up otherwise).
-        group.spares.truncate(group.hot.len());
-    }
-    if void {
-        stores.stats.counts.parallel_escapes += 1;
-        return Ok(false);
-    }
-    for (group, w) in s.groups.iter().zip(&s.worlds).take(group_count) {
-        stores.stats.counts.accumulate(&w.stores.stats.counts);
-        let at = |k: u32| group.bodies[k as usize] as u32;
-        if w.stores.stats.max_penetration > stores.stats.max_penetration {
-            stores.stats.max_penetration = w.stores.stats.max_penetration;
-            let (time, la, lb) = w.stores.stats.deepest_at;
-            let (a, b) = (at(la), at(lb));
-            stores.stats.deepest_at = (time, a.min(b), a.max(b));
-        }
-        stores
-            .stats
-            .event_log
-            .extend(w.stores.stats.event_log.iter().map(|e| ImpulseEvent {
-                a: at(e.a),
-                b: at(e.b),
-                ..*e
-            }));
-        for (&(la, lb), &n) in &w.stores.pairs.bounds.last_axis {
-            stores.pairs.bounds.last_axis.insert((at(la), at(lb)), n);
-        }
-        for (&(la, lb), ev) in &w.stores.pairs.bounds.later {
-            let (a, b) = (at(la), at(lb));
-            stores
-                .pairs
-                .bounds
-                .later
-                .insert((a, b), PairEvent { a, b, ..*ev });
+        std::mem::swap(&mut stores.bodies[x], &mut w.bodies[k]);
+        let before = hot.next().expect("a snapshot per member");
+        if void {
+            stores.bodies[x].restore(before);
+        } else {
+            stores.pairs.boxes[x] = w.pairs.boxes[k];
         }
     }
-    stores.stats.counts.parallel_loops += 1;
-    Ok(true)
+    group.spares.append(&mut w.bodies);
+    // As many spares as members (the fixed bodies' copies would pile up otherwise).
+    group.spares.truncate(group.hot.len());
+}
+
+/// Adds what a group's island run found to the world's stores, in the world's numbering: its
+/// counts, deepest overlap, impulses, last axes and the bounds kept for later steps.
+fn merge_island(stores: &mut Stores, group: &Group, w: &Stores) {
+    stores.stats.counts.accumulate(&w.stats.counts);
+    let at = |k: u32| group.bodies[k as usize] as u32;
+    if w.stats.max_penetration > stores.stats.max_penetration {
+        stores.stats.max_penetration = w.stats.max_penetration;
+        let (time, la, lb) = w.stats.deepest_at;
+        let (a, b) = (at(la), at(lb));
+        stores.stats.deepest_at = (time, a.min(b), a.max(b));
+    }
+    stores
+        .stats
+        .event_log
+        .extend(w.stats.event_log.iter().map(|e| ImpulseEvent {
+            a: at(e.a),
+            b: at(e.b),
+            ..*e
+        }));
+    let bounds = &mut stores.pairs.bounds;
+    for (&(la, lb), &n) in &w.pairs.bounds.last_axis {
+        bounds.last_axis.insert((at(la), at(lb)), n);
+    }
+    for (&(la, lb), ev) in &w.pairs.bounds.later {
+        let (a, b) = (at(la), at(lb));
+        bounds.later.insert((a, b), PairEvent { a, b, ..*ev });
+    }
 }
 
 /// Limits, islands and groups for a step of length `h` (bodies at its start, heap seeded);

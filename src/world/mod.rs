@@ -30,6 +30,7 @@ mod event_log;
 mod event_loop;
 mod held;
 mod impacts;
+mod impulse_record;
 mod islands;
 mod joint_step;
 mod lcp_step;
@@ -49,13 +50,18 @@ pub use counts::{Counts, DeepestOverlap, SimError, StageTimes};
 pub use event_log::{EventKind, ImpulseEvent};
 
 use crate::body::{Body, Motion};
+use crate::narrow_phase::ContactPoint;
 use crate::scene::RestingContactMode;
 use crate::stages::FrameStages;
 use crate::swept_aabb::Aabb;
+use bounds::Seeding;
+use collide::{Rebound, Response};
 use glam::DVec3;
+use held::ClusterScratch;
+use impacts::ImpactScratch;
 use stage_seed::StageScratch;
 use std::time::Instant;
-use stores::{Scratch, Stores};
+use stores::Stores;
 
 /// The simulated world: its stores ([`stores`]), the event loop's buffers, and how its frames
 /// are stepped.
@@ -75,6 +81,36 @@ pub struct World {
     stage_scratch: StageScratch,
     /// Buffers and the island stores of the parallel event loop.
     islands: islands::IslandScratch,
+}
+
+/// Reusable buffers of the event loop and the contact step (no allocation once grown). Each
+/// stage is handed the buffers it uses, so a stage can hold one while it calls another.
+#[derive(Default)]
+struct Scratch {
+    /// Contact points of the latest proximity query of the popped pair (or of the pair a
+    /// stage measures).
+    points: Vec<ContactPoint>,
+    /// A band-crossing search's trial points (the popped pair's stay in `points`).
+    crossing_points: Vec<ContactPoint>,
+    /// The bodies an impulse changed and their grid neighbours, to re-bound.
+    rebound: Rebound,
+    /// Buffers of one pair's collision response.
+    response: Response,
+    /// The local re-solves and their clusters.
+    cluster: ClusterScratch,
+    /// The impact sets ([`super::impacts`]) and the bodies one moved.
+    impacts: ImpactScratch,
+    impact_moved: Vec<usize>,
+    /// The step's candidate pairs.
+    step_pairs: Vec<(usize, usize)>,
+    /// A step's seeding.
+    seeding: Seeding,
+    /// Bodies a contact step touched, or a wake-up woke.
+    woken: Vec<usize>,
+    /// Stack of `Stores::wake_up`, frontier of `Stores::solve_rings`.
+    wake_stack: Vec<usize>,
+    /// The contact impulses a solve reports.
+    pushed: Vec<crate::resting_contact::ContactImpulse>,
 }
 
 /// The time-stepping method a world's frames run, picked when the world is built: Mirtich &
@@ -141,10 +177,16 @@ impl World {
         if until <= self.stores.clock.time {
             return Ok(());
         }
-        let t0 = self.stores.clock.time;
-        if let Stepper::Lcp { .. } = self.stepper {
-            return self.lcp_frame(until);
+        match self.stepper {
+            Stepper::Events => self.event_frame(until),
+            Stepper::Lcp { .. } => self.lcp_frame(until),
         }
+    }
+
+    /// One frame of the event-driven method: its steps, each step's stages in order (see the
+    /// module doc); then sleep, the contact step's length, and the next step's start.
+    fn event_frame(&mut self, until: f64) -> Result<(), SimError> {
+        let t0 = self.stores.clock.time;
         self.stores.clock.last_until = until;
         let (t1, steps) = self.frame_steps(t0, until);
         for k in 1..=steps {
@@ -296,7 +338,8 @@ impl World {
             let pairs = self.stores.collect_pairs(t1 - t0);
             self.stores.stats.counts.broad_phase_pairs += pairs.len() as u64;
             self.note_islands(&pairs);
-            self.stores.seed_pairs(&pairs, None, t0);
+            self.stores
+                .seed_pairs(&pairs, None, t0, &mut self.scratch.seeding);
         }
         self.stores.pairs.bounds.earlier.clear();
         Ok(())

@@ -1,7 +1,8 @@
 //! Sleeping and waking (Mirtich 1996 §4.2): a supported body at rest for a while sleeps; an
 //! impact faster than a microcollision train wakes it and every sleeper resting on it.
 
-use super::stores::{Scratch, Stores};
+use super::stores::Stores;
+use super::Scratch;
 use crate::body::{Body, Motion};
 use glam::DVec3;
 

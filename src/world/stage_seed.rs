@@ -141,7 +141,8 @@ impl World {
             }
         }
         self.stores.stats.counts.broad_phase_pairs += pairs.len() as u64;
-        self.stores.seed_pairs(&pairs, Some(&stage_bounds), t0);
+        self.stores
+            .seed_pairs(&pairs, Some(&stage_bounds), t0, &mut self.scratch.seeding);
         self.scratch.step_pairs = pairs;
         self.stage_scratch.bounds = stage_bounds;
         Ok(())

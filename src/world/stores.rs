@@ -7,26 +7,23 @@
 //! - [`Contacts`]: the contact step, the held pairs, the local re-solves' clusters and the
 //!   impact sets.
 //! - [`RunStats`]: what the run reports (counters, penetration, impulses, stage times).
-//! - [`Scratch`]: reusable buffers of the event loop (no allocation once grown).
 //!
 //! [`Stores`] gathers them with the bodies, the settings and the joints: what an event loop runs
-//! over, the world's own or an island's subset ([`super::islands`]). The scratch buffers stay
-//! apart from them, so that a stage can hold a buffer while it calls another stage.
+//! over, the world's own or an island's subset ([`super::islands`]). The reusable buffers
+//! ([`super::Scratch`]) stay apart from them, so that a stage can hold a buffer while it calls
+//! another stage.
 
 use super::counts::{Counts, StageTimes};
 use super::event_log::ImpulseEvent;
-use super::impacts::ImpactScratch;
-use super::pair_bound::FirstBound;
 use super::settings::Settings;
 use crate::body::{Body, BodyHot};
 use crate::event_heap::{EventHeap, PairEvent};
 use crate::hash_grid::HashGrid;
 use crate::joints::Joints;
-use crate::narrow_phase::ContactPoint;
 use crate::resting_contact::{RestingContact, Solver, TrackedPoint};
 use crate::swept_aabb::Aabb;
 use glam::DVec3;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 /// What an event loop runs over: the world's stores, or an island's subset of them.
 #[derive(Default)]
@@ -44,7 +41,7 @@ pub(super) struct Stores {
     pub(super) stats: RunStats,
     /// Tests only: watches that every popped pair gets a new bound.
     #[cfg(test)]
-    pub(super) watch: Option<super::tests::BoundWatch>,
+    pub(super) watch: Option<BoundWatch>,
 }
 
 /// The world's clock.
@@ -96,10 +93,6 @@ pub(super) struct BoundStore {
     /// Per pair (a < b), the normal of its last proximity query: a separating axis to bound
     /// the pair from when one of its bodies changes velocity (see [`World::push_bound`]).
     pub(super) last_axis: FxHashMap<(u32, u32), DVec3>,
-    /// A step's pairs that need a first bound (with their place in the step's pairs), and
-    /// those bounds ([`World::seed_pairs`]).
-    pub(super) fresh_pairs: Vec<(usize, usize, usize)>,
-    pub(super) fresh_bounds: Vec<FirstBound>,
 }
 
 /// The contact step's state.
@@ -166,94 +159,10 @@ pub(super) struct RunStats {
     pub(super) stage_times: StageTimes,
 }
 
-/// Reusable buffers of the event loop and the contact step (no allocation once grown). Each
-/// stage is handed the buffers it uses, so a stage can hold one while it calls another.
+/// Tests only: the pairs whose latest bound is not yet popped, with the bodies' versions it was
+/// computed with (see `world/tests.rs`, every_popped_pair_gets_a_new_bound).
+#[cfg(test)]
 #[derive(Default)]
-pub(super) struct Scratch {
-    /// Contact points of the latest proximity query of the popped pair (or of the pair a
-    /// stage measures).
-    pub(super) points: Vec<ContactPoint>,
-    /// A band-crossing search's trial points (the popped pair's stay in `points`).
-    pub(super) crossing_points: Vec<ContactPoint>,
-    /// The bodies an impulse changed and their grid neighbours, to re-bound.
-    pub(super) rebound: Rebound,
-    /// Buffers of one pair's collision response.
-    pub(super) response: Response,
-    /// The local re-solves and their clusters.
-    pub(super) cluster: ClusterScratch,
-    /// The impact sets ([`super::impacts`]) and the bodies one moved.
-    pub(super) impacts: ImpactScratch,
-    pub(super) impact_moved: Vec<usize>,
-    /// The step's candidate pairs.
-    pub(super) step_pairs: Vec<(usize, usize)>,
-    /// Bodies a contact step touched, or a wake-up woke.
-    pub(super) woken: Vec<usize>,
-    /// Stack of `Stores::wake_up`, frontier of `Stores::solve_rings`.
-    pub(super) wake_stack: Vec<usize>,
-    /// The contact impulses a solve reports.
-    pub(super) pushed: Vec<crate::resting_contact::ContactImpulse>,
-}
-
-/// Buffers of the local re-solves and their clusters ([`super::held`]).
-#[derive(Default)]
-pub(super) struct ClusterScratch {
-    /// The next round's seed pairs with their try numbers.
-    pub(super) seeds: Vec<(usize, usize, u32)>,
-    /// Every body the cluster moved.
-    pub(super) moved: Vec<usize>,
-    /// The bodies a collision hit (whose held pairs may need re-solving).
-    pub(super) hit: Vec<usize>,
-    pub(super) ring: Ring,
-}
-
-/// Buffers of one local re-solve ([`Stores::solve_rings`]).
-#[derive(Default)]
-pub(super) struct Ring {
-    /// The pairs of the ring being solved, in the solve's order; after the solve, the pairs
-    /// it solved.
-    pub(super) pairs: Vec<(usize, usize)>,
-    /// The pairs of the ring being built, as a set.
-    pub(super) listed: FxHashSet<(usize, usize)>,
-    /// The bodies whose held pairs join the ring next, and those of the ring after.
-    pub(super) frontier: Vec<usize>,
-    pub(super) next: Vec<usize>,
-    /// The ring's contacts.
-    pub(super) contacts: Vec<RestingContact>,
-    /// Velocities of the ring's bodies before the solve (to see which changed).
-    pub(super) before: Vec<(usize, DVec3, DVec3)>,
-    /// The contact impulses the solve reports.
-    pub(super) pushed: Vec<crate::resting_contact::ContactImpulse>,
-    /// Contact points of the pair being measured.
-    pub(super) points: Vec<ContactPoint>,
-    /// Buffers of the search for the next round's seeds.
-    pub(super) near: Near,
-}
-
-/// Buffers of the search for held pairs a re-solve pushed ([`Stores::pushed_held_pairs`]).
-#[derive(Default)]
-pub(super) struct Near {
-    /// The moved bodies' held pairs.
-    pub(super) candidates: Vec<(usize, usize)>,
-    /// The ring just solved, sorted.
-    pub(super) solved: Vec<(usize, usize)>,
-    /// Contact points of the pair being measured.
-    pub(super) points: Vec<ContactPoint>,
-}
-
-/// The buffers of a re-bounding after an impulse ([`Stores::rebound_after_change`]).
-#[derive(Default)]
-pub(super) struct Rebound {
-    /// The bodies whose trajectories changed (ascending).
-    pub(super) changed: Vec<usize>,
-    /// Grid query results.
-    pub(super) candidates: Vec<u32>,
-}
-
-/// The buffers of one pair's collision response ([`super::collide`]).
-#[derive(Default)]
-pub(super) struct Response {
-    /// Rows of `Stores::simultaneous_microcollision`.
-    pub(super) micro_rows: Vec<super::collide::MicroRow>,
-    /// Velocities saved while finding an articulated collision matrix.
-    pub(super) joint_saved: Vec<(usize, DVec3, DVec3)>,
+pub(super) struct BoundWatch {
+    pub(super) unpopped: FxHashMap<(u32, u32), (u32, u32)>,
 }

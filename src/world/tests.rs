@@ -2,22 +2,12 @@
 
 use super::band_crossing::CROSSING_TOLERANCE;
 use super::bounds::AXIS_SLACK;
-use super::stores::Stores;
+use super::stores::{BoundWatch, Stores};
 use super::*;
 use crate::event_heap::PairEvent;
 use crate::resting_contact::{RestingContact, TrackedPoint};
 use collide::body_proximity;
 use glam::DQuat;
-
-/// Watches the invariant that makes every collision found: whatever an event does, the pair it
-/// popped has a bound again (unless their swept boxes no longer meet before the step's end,
-/// [`World::bound_neighbours`]' rule), because nothing else watches it.
-#[derive(Default)]
-pub(super) struct BoundWatch {
-    /// The pairs whose latest bound is not yet popped, with the bodies' versions it was
-    /// computed with.
-    unpopped: rustc_hash::FxHashMap<(u32, u32), (u32, u32)>,
-}
 
 impl Stores {
     /// A bound for (a, b) was pushed with the bodies' present versions.
