@@ -332,6 +332,15 @@ pub trait FrameStages: Send {
     ) -> Result<FrameOutput, StageError>;
 }
 
+/// What holds a [`FrameStages`] and runs its frames with it: the world
+/// (`crate::world::World`, implemented in `world/stage_seed.rs`). A backend chosen by
+/// `crate::gpu::select` installs its stages through this trait, so that the gpu module does not
+/// import the world.
+pub trait FrameStagesHost {
+    /// Runs the frame-start stages through `stages` from now on.
+    fn set_frame_stages(&mut self, stages: Box<dyn FrameStages>);
+}
+
 /// The CPU twins behind [`FrameStages`], run on rayon: on the global pool, or on a private pool
 /// of a chosen size ([`CpuStages::with_threads`], e.g. 1 thread for benchmarks).
 pub struct CpuStages {

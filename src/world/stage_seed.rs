@@ -4,7 +4,9 @@
 
 use super::{SimError, World};
 use crate::body::Motion;
-use crate::stages::{self, f32_above, f32_below, BoxOverride, FrameParams, StageBody};
+use crate::stages::{
+    self, f32_above, f32_below, BoxOverride, FrameParams, FrameStages, FrameStagesHost, StageBody,
+};
 
 /// Reusable buffers of the stages' seeding.
 #[derive(Default)]
@@ -137,5 +139,13 @@ impl World {
         self.step_pairs = pairs;
         self.stage_scratch.bounds = stage_bounds;
         Ok(())
+    }
+}
+
+/// How `crate::gpu::Backend::install` hands a world its stages (the gpu module does not import
+/// the world).
+impl FrameStagesHost for World {
+    fn set_frame_stages(&mut self, stages: Box<dyn FrameStages>) {
+        World::set_frame_stages(self, stages);
     }
 }
