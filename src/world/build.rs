@@ -206,7 +206,7 @@ impl World {
         }
         let mut world = World {
             bodies,
-            settings: Settings::new(&scene.world, materials),
+            settings: Settings::new(&scene.world.config(), materials),
             contact_step: scene.world.contact_step,
             // Time 0, empty heap, grid and buffers, no stages.
             ..World::default()

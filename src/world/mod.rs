@@ -44,12 +44,12 @@ mod tests;
 pub use crate::body::BodyState;
 pub use counts::{Counts, DeepestOverlap, SimError, StageTimes};
 pub use event_log::{EventKind, ImpulseEvent};
+pub use settings::{ContactPush, Method, RestingContactMode, WorldConfig};
 
 use crate::body::{Body, Motion};
 use crate::event_heap::EventHeap;
 use crate::hash_grid::HashGrid;
 use crate::narrow_phase::ContactPoint;
-use crate::scene::RestingContactMode;
 use crate::stages::FrameStages;
 use crate::swept_aabb::Aabb;
 use bounds::BoundStore;
