@@ -6,7 +6,7 @@
 //!
 //! `cargo bench --bench stages`; `TUMBLE_ADAPTER=<substring>` picks the adapter.
 
-use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::time::Duration;
 use tumble::gpu::GpuStages;
 use tumble::stages::scene::random_scene;
@@ -26,13 +26,7 @@ fn stages(c: &mut Criterion) {
         }
         Err(e) => eprintln!("no GPU benchmarks: {e}"),
     }
-    for stage in [
-        "integrate",
-        "swept_aabb",
-        "broad_phase",
-        "pair_bounds",
-        "frame",
-    ] {
+    for stage in ["swept_aabb", "broad_phase", "pair_bounds", "frame"] {
         let mut group = c.benchmark_group(stage);
         group
             .sample_size(10)
@@ -46,13 +40,6 @@ fn stages(c: &mut Criterion) {
             for (name, imp) in imps.iter_mut() {
                 let id = BenchmarkId::new(*name, n);
                 match stage {
-                    "integrate" => group.bench_function(id, |b| {
-                        b.iter_batched(
-                            || bodies.clone(),
-                            |mut bs| imp.integrate(&mut bs, &params).unwrap(),
-                            BatchSize::LargeInput,
-                        )
-                    }),
                     "swept_aabb" => group.bench_function(id, |b| {
                         b.iter(|| imp.swept_aabb(&bodies, &[], &params).unwrap())
                     }),
@@ -63,11 +50,7 @@ fn stages(c: &mut Criterion) {
                         b.iter(|| imp.pair_bounds(&bodies, &pairs, &params).unwrap())
                     }),
                     _ => group.bench_function(id, |b| {
-                        b.iter_batched(
-                            || bodies.clone(),
-                            |mut bs| imp.frame(&mut bs, &[], &params).unwrap(),
-                            BatchSize::LargeInput,
-                        )
+                        b.iter(|| imp.frame(&bodies, &[], &params).unwrap())
                     }),
                 };
             }

@@ -4,7 +4,7 @@
 //!
 //! Pipelines are built once; buffers are sized on first use and grown (never shrunk) when a frame
 //! needs more; bind groups are rebuilt only after a buffer grew.
-//! [`FrameStages::frame`](crate::stages::FrameStages::frame) runs all four stages with one upload
+//! [`FrameStages::frame`](crate::stages::FrameStages::frame) runs all three stages with one upload
 //! and one readback; only when the candidate pairs overflow the pair buffer does it grow the
 //! buffer and re-run the broad phase and the pair bounds (the bump counter keeps counting past the
 //! capacity, so one re-run always suffices).
@@ -50,7 +50,6 @@ pub struct GpuStages {
     ctx: GpuContext,
     limit: u64,
     uniform_align: u64,
-    integrate: Stage,
     swept_aabb: Stage,
     broad_phase: Stage,
     pair_bounds: Stage,
@@ -98,7 +97,6 @@ impl GpuStages {
         Ok(GpuStages {
             limit,
             uniform_align,
-            integrate: Stage::integrate(device)?,
             swept_aabb: Stage::swept_aabb(device)?,
             broad_phase: Stage::broad_phase(device)?,
             pair_bounds: Stage::pair_bounds(device)?,

@@ -87,16 +87,6 @@ fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
 }
 
 impl Stage {
-    /// `shaders/integrate.wgsl`: params; bodies (read-write).
-    pub(super) fn integrate(device: &wgpu::Device) -> Result<Stage, GpuError> {
-        Stage::new(
-            device,
-            "integrate",
-            &[uniform_entry(0, false), storage_entry(1, false)],
-            &["integrate"],
-        )
-    }
-
     /// `shaders/swept_aabb.wgsl`: params; bodies, overrides; boxes.
     pub(super) fn swept_aabb(device: &wgpu::Device) -> Result<Stage, GpuError> {
         Stage::new(

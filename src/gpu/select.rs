@@ -110,14 +110,6 @@ impl FrameStages for SharedGpuStages {
         self.with(|g| g.name())
     }
 
-    fn integrate(
-        &mut self,
-        bodies: &mut [StageBody],
-        params: &FrameParams,
-    ) -> Result<(), StageError> {
-        self.with(|g| g.integrate(bodies, params))
-    }
-
     fn swept_aabb(
         &mut self,
         bodies: &[StageBody],
@@ -146,7 +138,7 @@ impl FrameStages for SharedGpuStages {
 
     fn frame(
         &mut self,
-        bodies: &mut [StageBody],
+        bodies: &[StageBody],
         overrides: &[BoxOverride],
         params: &FrameParams,
     ) -> Result<FrameOutput, StageError> {

@@ -98,7 +98,7 @@ impl World {
         let stages = self.stages.as_mut().expect("stages set");
         let clock = std::time::Instant::now();
         let out = stages
-            .frame(&mut bodies, &overrides, &params)
+            .frame(&bodies, &overrides, &params)
             .map_err(|e| SimError::Stage(e.to_string()))?;
         self.stage_times.frame_stages += clock.elapsed().as_secs_f64();
         self.stage_scratch.bodies = bodies;
