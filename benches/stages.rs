@@ -1,15 +1,18 @@
 //! Frame-stage benchmarks: each stage on the CPU twin with 1 thread (`<stage>/cpu1`), on all
 //! threads (`<stage>/cpu`) and on the GPU (`<stage>/gpu`, when an adapter exists), at 1 000,
-//! 10 000 and 100 000 bodies of the shared random scene (`tumble::stages::scene`), plus the whole
+//! 10 000 and 100 000 bodies of the shared random scene (`tests/stage_scene`), plus the whole
 //! `frame`. GPU timings include the upload, the dispatches and the readback of each call, as the
 //! world would pay them. Short measurements (2 s) keep the run to a few minutes.
 //!
 //! `cargo bench --bench stages`; `TUMBLE_ADAPTER=<substring>` picks the adapter.
 
+#[path = "../tests/stage_scene/mod.rs"]
+mod stage_scene;
+
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use stage_scene::random_scene;
 use std::time::Duration;
 use tumble::gpu::GpuStages;
-use tumble::stages::scene::random_scene;
 use tumble::stages::{broad_phase, swept_aabb, CpuStages, FrameStages};
 
 const SIZES: [usize; 3] = [1_000, 10_000, 100_000];

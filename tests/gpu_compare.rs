@@ -14,14 +14,16 @@
 
 #[path = "stages_reference.rs"]
 mod reference;
+#[path = "stage_scene/mod.rs"]
+mod stage_scene;
 
 use glam::DVec3;
 use parry3d_f64::math::{Pose, Vector};
 use parry3d_f64::shape::Cuboid;
 use reference::{centre_at, first_touch, orientation_at, sphere_distance, v64};
+use stage_scene::random_scene;
 use std::sync::{Mutex, OnceLock};
 use tumble::gpu::GpuStages;
-use tumble::stages::scene::random_scene;
 use tumble::stages::{
     broad_phase, pair_bounds, swept_aabb, BoxOverride, CpuStages, FrameParams, FrameStages,
     PairBound, StageAabb, StageBody, MOTION_DYNAMIC, ROUND_REL, TOI_NONE,

@@ -4,13 +4,15 @@
 
 #[path = "stages_reference.rs"]
 mod reference;
+#[path = "stage_scene/mod.rs"]
+mod stage_scene;
 
 use glam::DVec3;
 use proptest::prelude::*;
 use reference::{centre_at, first_touch, orientation_at, sphere_distance, v64};
+use stage_scene::random_scene;
 use tumble::stages::broad_phase::{broad_phase, broad_phase_prepare};
 use tumble::stages::pair_bounds::pair_bounds;
-use tumble::stages::scene::random_scene;
 use tumble::stages::swept_aabb::swept_aabb;
 use tumble::stages::{
     BoxOverride, CpuStages, FrameParams, FrameStages, StageAabb, StageBody, MOTION_DYNAMIC,
@@ -72,8 +74,8 @@ fn swept_boxes_contain_sampled_positions_with_radius() {
 /// and the result is never wider than the bounding sphere's box.
 #[test]
 fn own_boxes_contain_the_turning_cuboid_and_stay_inside_the_sphere_box() {
+    use crate::stage_scene::{cuboid_half_extents, own_box_extent};
     use rand::SeedableRng;
-    use tumble::stages::scene::{cuboid_half_extents, own_box_extent};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
     let mut checked = 0;
     for (n, offset) in [(500, 0.0f32), (500, 5000.0)] {

@@ -33,7 +33,6 @@ pub mod broad_phase;
 pub mod math;
 mod outward;
 pub mod pair_bounds;
-pub mod scene;
 pub mod swept_aabb;
 
 pub use outward::{f32_above, f32_below};
