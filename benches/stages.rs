@@ -1,15 +1,18 @@
 //! Frame-stage benchmarks: each stage on the CPU twin with 1 thread (`<stage>/cpu1`), on all
 //! threads (`<stage>/cpu`) and on the GPU (`<stage>/gpu`, when an adapter exists), at 1 000,
-//! 10 000 and 100 000 bodies of the shared random scene (`tumble::stages::scene`), plus the whole
+//! 10 000 and 100 000 bodies of the shared random scene (`tests/stage_scene`), plus the whole
 //! `frame`. GPU timings include the upload, the dispatches and the readback of each call, as the
 //! world would pay them. Short measurements (2 s) keep the run to a few minutes.
 //!
 //! `cargo bench --bench stages`; `TUMBLE_ADAPTER=<substring>` picks the adapter.
 
-use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+#[path = "../tests/stage_scene/mod.rs"]
+mod stage_scene;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use stage_scene::random_scene;
 use std::time::Duration;
 use tumble::gpu::GpuStages;
-use tumble::stages::scene::random_scene;
 use tumble::stages::{broad_phase, swept_aabb, CpuStages, FrameStages};
 
 const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
@@ -26,13 +29,7 @@ fn stages(c: &mut Criterion) {
         }
         Err(e) => eprintln!("no GPU benchmarks: {e}"),
     }
-    for stage in [
-        "integrate",
-        "swept_aabb",
-        "broad_phase",
-        "pair_bounds",
-        "frame",
-    ] {
+    for stage in ["swept_aabb", "broad_phase", "pair_bounds", "frame"] {
         let mut group = c.benchmark_group(stage);
         group
             .sample_size(10)
@@ -46,13 +43,6 @@ fn stages(c: &mut Criterion) {
             for (name, imp) in imps.iter_mut() {
                 let id = BenchmarkId::new(*name, n);
                 match stage {
-                    "integrate" => group.bench_function(id, |b| {
-                        b.iter_batched(
-                            || bodies.clone(),
-                            |mut bs| imp.integrate(&mut bs, &params).unwrap(),
-                            BatchSize::LargeInput,
-                        )
-                    }),
                     "swept_aabb" => group.bench_function(id, |b| {
                         b.iter(|| imp.swept_aabb(&bodies, &[], &params).unwrap())
                     }),
@@ -63,11 +53,7 @@ fn stages(c: &mut Criterion) {
                         b.iter(|| imp.pair_bounds(&bodies, &pairs, &params).unwrap())
                     }),
                     _ => group.bench_function(id, |b| {
-                        b.iter_batched(
-                            || bodies.clone(),
-                            |mut bs| imp.frame(&mut bs, &[], &params).unwrap(),
-                            BatchSize::LargeInput,
-                        )
+                        b.iter(|| imp.frame(&bodies, &[], &params).unwrap())
                     }),
                 };
             }

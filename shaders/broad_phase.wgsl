@@ -1,4 +1,4 @@
-// Stage 3, broad_phase: all pairs (a < b) of overlapping swept boxes, except fixed-fixed pairs,
+// Stage 2, broad_phase: all pairs (a < b) of overlapping swept boxes, except fixed-fixed pairs,
 // by sort and sweep in columns (the sweep-and-prune of Mirtich & Canny 1994, §4, done once per
 // frame over swept boxes). CPU twin: src/stages/broad_phase.rs (same function names with `_one`).
 //

@@ -1,4 +1,4 @@
-// Stage 4, pair_bounds: per candidate pair, conservative lower bounds on the distance at the frame
+// Stage 3, pair_bounds: per candidate pair, conservative lower bounds on the distance at the frame
 // start and on the time of impact within the frame. CPU twin: src/stages/pair_bounds.rs.
 //
 // Bounding spheres are rotation invariant, so only the centres matter. With dx = x_a - x_b and
@@ -42,7 +42,8 @@ fn l1(v: vec3<f32>) -> f32 {
     return abs(v.x) + abs(v.y) + abs(v.z);
 }
 
-// Moves the centre from the body's own time to the frame start (a no-op after integrate).
+// Moves the centre from the body's own time to the frame start (a no-op for the world's bodies,
+// which it passes at the frame start).
 fn flight(b: StageBody) -> Flight {
     let dt = params.frame_start - b.time;
     var v = b.velocity;

@@ -1,4 +1,4 @@
-// Stage 2, swept_aabb: per body, an axis-aligned box containing the body during the whole frame.
+// Stage 1, swept_aabb: per body, an axis-aligned box containing the body during the whole frame.
 // CPU twin: src/stages/swept_aabb.rs (swept_aabb_one, swept_aabb_override_one).
 //
 // The centre follows p(s) = x + v s + g s^2 / 2 (s from the body's own time; kinematic: g = 0;

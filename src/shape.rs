@@ -154,8 +154,12 @@ impl Shape {
                 positive("radius", *radius)?;
                 positive("half_height", *half_height)
             }
-            Shape::Convex { vertices } => check_spans_volume(vertices),
-            Shape::Mesh { mesh, collision } => crate::mesh::validate(mesh, collision),
+            Shape::Convex { vertices } => {
+                crate::mesh::check_spans_volume(vertices).map_err(ShapeError::Degenerate)
+            }
+            Shape::Mesh { mesh, collision } => {
+                crate::mesh::validate(mesh, collision).map_err(ShapeError::Degenerate)
+            }
             Shape::Compound { parts } => {
                 if parts.is_empty() {
                     return Err(ShapeError::Degenerate(
@@ -215,58 +219,4 @@ fn positive(what: &'static str, value: f64) -> Result<(), ShapeError> {
     } else {
         Err(ShapeError::BadDimension { what, value })
     }
-}
-
-/// Relative tolerance under which a vertex set is taken as flat: a point set whose extent is `L`
-/// spans a volume only if some point lies farther than `FLAT_TOLERANCE * L` from the best line and
-/// then from the best plane through the others. Well above f64 rounding (1e-16) so that hulls of
-/// nearly flat sets, which quickhull and the volume integrals would handle badly, are refused.
-const FLAT_TOLERANCE: f64 = 1e-9;
-
-/// Checks that a convex vertex list has at least 4 finite points that are not all (nearly) on one
-/// plane. Greedy affine-rank test (the same as quickhull's initial simplex): the point farthest
-/// from the first, then the farthest from that line, then the farthest from that plane.
-pub(crate) fn check_spans_volume(vertices: &[DVec3]) -> Result<(), ShapeError> {
-    if vertices.len() < 4 {
-        return Err(ShapeError::Degenerate(format!(
-            "a convex shape needs at least 4 vertices (got {})",
-            vertices.len()
-        )));
-    }
-    if let Some(bad) = vertices.iter().find(|v| !v.is_finite()) {
-        return Err(ShapeError::Degenerate(format!(
-            "convex vertex {bad} is not finite"
-        )));
-    }
-    let p0 = vertices[0];
-    let farthest = |score: &dyn Fn(DVec3) -> f64| -> (DVec3, f64) {
-        vertices
-            .iter()
-            .map(|&v| (v, score(v)))
-            .fold(
-                (p0, 0.0),
-                |best, cand| if cand.1 > best.1 { cand } else { best },
-            )
-    };
-    let (p1, extent) = farthest(&|v| (v - p0).length());
-    if extent == 0.0 {
-        return Err(ShapeError::Degenerate(
-            "all convex vertices coincide".into(),
-        ));
-    }
-    let axis = (p1 - p0) / extent;
-    let (p2, off_line) = farthest(&|v| (v - p0).reject_from_normalized(axis).length());
-    if off_line <= FLAT_TOLERANCE * extent {
-        return Err(ShapeError::Degenerate(
-            "convex vertices are collinear".into(),
-        ));
-    }
-    let normal = axis.cross(p2 - p0).normalize();
-    let (_, off_plane) = farthest(&|v| (v - p0).dot(normal).abs());
-    if off_plane <= FLAT_TOLERANCE * extent {
-        return Err(ShapeError::Degenerate(
-            "convex vertices are coplanar".into(),
-        ));
-    }
-    Ok(())
 }

@@ -86,7 +86,7 @@ fn check(stage: &str, name: &str, rust_size: usize, rust: &[(&str, usize)]) {
 #[test]
 fn shared_struct_layouts_match() {
     check(
-        "integrate",
+        "swept_aabb",
         "StageBody",
         size_of::<StageBody>(),
         &[
@@ -109,7 +109,7 @@ fn shared_struct_layouts_match() {
         ],
     );
     check(
-        "integrate",
+        "swept_aabb",
         "FrameParams",
         size_of::<FrameParams>(),
         &[

@@ -64,7 +64,6 @@ impl GrowBuffer {
 
 /// Bind groups over the current buffers; dropped whenever a buffer grows.
 pub(super) struct BindGroups {
-    pub(super) integrate: wgpu::BindGroup,
     pub(super) swept_aabb: wgpu::BindGroup,
     pub(super) broad_phase: wgpu::BindGroup,
     pub(super) pair_bounds: wgpu::BindGroup,
@@ -146,11 +145,6 @@ impl GpuStages {
                 size: NonZeroU64::new(size_of::<Bump>()),
             });
             self.bind_groups = Some(BindGroups {
-                integrate: make(
-                    &self.integrate,
-                    "tumble.integrate",
-                    &[params.clone(), self.bodies.buffer.as_entire_binding()],
-                ),
                 swept_aabb: make(
                     &self.swept_aabb,
                     "tumble.swept_aabb",

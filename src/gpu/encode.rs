@@ -1,6 +1,6 @@
 //! Recording the stages' compute passes: the workgroup sizes shared with the shaders, how a
-//! thread or workgroup count becomes a dispatch, and the passes of the integrate, swept-box and
-//! broad-phase (with pair bounds) stages.
+//! thread or workgroup count becomes a dispatch, and the passes of the swept-box and broad-phase
+//! (with pair bounds) stages.
 
 use super::sort::{SortStep, SORT_BLOCK};
 use super::GpuStages;
@@ -37,17 +37,6 @@ impl GpuStages {
         self.ctx
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
-    }
-
-    pub(super) fn encode_integrate(&self, enc: &mut wgpu::CommandEncoder, n: u32) {
-        let bg = &self.bgs().integrate;
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("tumble.integrate"),
-            timestamp_writes: None,
-        });
-        pass.set_pipeline(self.integrate.pipeline("integrate"));
-        pass.set_bind_group(0, bg, &[]);
-        dispatch_threads(&mut pass, n, WG_SIZE);
     }
 
     pub(super) fn encode_swept_aabb(&self, enc: &mut wgpu::CommandEncoder, n: u32, overrides: u32) {

@@ -1,5 +1,5 @@
 //! [`GpuStages`] behind [`FrameStages`]: each stage on its own (upload, one pass, readback), and
-//! [`FrameStages::frame`], all four stages with one upload and one readback, re-running the
+//! [`FrameStages::frame`], all three stages with one upload and one readback, re-running the
 //! broad phase and the pair bounds once when the candidate pairs overflowed their buffer.
 
 use super::buffers::size_of;
@@ -14,31 +14,6 @@ use crate::stages::{
 impl FrameStages for GpuStages {
     fn name(&self) -> String {
         self.ctx.adapter_name()
-    }
-
-    fn integrate(
-        &mut self,
-        bodies: &mut [StageBody],
-        params: &FrameParams,
-    ) -> Result<(), StageError> {
-        let n = bodies.len();
-        if n == 0 {
-            return Ok(());
-        }
-        self.upload_bodies(bodies, &[], params)?;
-        self.ensure_bind_groups();
-        let mut enc = self.encoder("tumble.integrate");
-        self.encode_integrate(&mut enc, n as u32);
-        let bytes = n as u64 * size_of::<StageBody>();
-        let out = self.submit_and_read(
-            enc,
-            &[Readback {
-                src: &self.bodies.buffer.clone(),
-                bytes,
-            }],
-        )?;
-        bodies.copy_from_slice(&bytemuck::pod_collect_to_vec::<u8, StageBody>(&out[0]));
-        Ok(())
     }
 
     fn swept_aabb(
@@ -160,7 +135,7 @@ impl FrameStages for GpuStages {
 
     fn frame(
         &mut self,
-        bodies: &mut [StageBody],
+        bodies: &[StageBody],
         overrides: &[BoxOverride],
         params: &FrameParams,
     ) -> Result<FrameOutput, StageError> {
@@ -175,13 +150,11 @@ impl FrameStages for GpuStages {
             // No pairs possible: the bump stays zero.
             enc.clear_buffer(&self.bump.buffer, 0, None);
         }
-        self.encode_integrate(&mut enc, n as u32);
         self.encode_swept_aabb(&mut enc, n as u32, overrides.len() as u32);
         if n >= 2 {
             self.encode_broad_phase(&mut enc, n as u32, true);
         }
-        let (b_bodies, b_boxes, b_bump, b_bounds) = (
-            self.bodies.buffer.clone(),
+        let (b_boxes, b_bump, b_bounds) = (
             self.boxes.buffer.clone(),
             self.bump.buffer.clone(),
             self.bounds.buffer.clone(),
@@ -190,10 +163,6 @@ impl FrameStages for GpuStages {
         let out = self.submit_and_read(
             enc,
             &[
-                Readback {
-                    src: &b_bodies,
-                    bytes: n as u64 * size_of::<StageBody>(),
-                },
                 Readback {
                     src: &b_boxes,
                     bytes: n as u64 * size_of::<StageAabb>(),
@@ -208,11 +177,10 @@ impl FrameStages for GpuStages {
                 },
             ],
         )?;
-        bodies.copy_from_slice(&bytemuck::pod_collect_to_vec::<u8, StageBody>(&out[0]));
-        let boxes: Vec<StageAabb> = bytemuck::pod_collect_to_vec(&out[1]);
-        let bump = bump_of(&out[2]);
+        let boxes: Vec<StageAabb> = bytemuck::pod_collect_to_vec(&out[0]);
+        let bump = bump_of(&out[1]);
         if bump.pairs <= self.pair_capacity {
-            let bounds = sorted_bounds(&out[3], bump.pairs as usize);
+            let bounds = sorted_bounds(&out[2], bump.pairs as usize);
             return Ok(FrameOutput { boxes, bounds });
         }
         // Overflow: the boxes are still on the device; grow and redo broad phase + bounds.

@@ -4,7 +4,7 @@
 //!
 //! Pipelines are built once; buffers are sized on first use and grown (never shrunk) when a frame
 //! needs more; bind groups are rebuilt only after a buffer grew.
-//! [`FrameStages::frame`](crate::stages::FrameStages::frame) runs all four stages with one upload
+//! [`FrameStages::frame`](crate::stages::FrameStages::frame) runs all three stages with one upload
 //! and one readback; only when the candidate pairs overflow the pair buffer does it grow the
 //! buffer and re-run the broad phase and the pair bounds (the bump counter keeps counting past the
 //! capacity, so one re-run always suffices).
@@ -17,8 +17,9 @@
 //! # Where it lives
 //! - `device`: the headless device ([`GpuContext`]) and why one could not be opened;
 //! - `pipeline`: each shader's pipelines and bind group layout, built once in
-//!   [`GpuStages::with_context`];
-//! - `buffers`: the storage buffers, grown on demand, and the bind groups over them;
+//!   [`GpuStages::with_context`] (here, with the initial buffers);
+//! - `buffers`: the storage buffers, grown on demand, and the bind groups over them (built
+//!   against `pipeline`'s layouts: buffers imports pipeline, never the reverse);
 //! - `sort`: the broad phase's bitonic-sort step list and its per-step parameters;
 //! - `encode`: workgroup sizes and the compute passes each stage records;
 //! - `readback`: submitting a frame and copying results back through the staging buffer;
@@ -40,7 +41,7 @@ pub use encode::{dispatch_size, WG_SIZE};
 pub use select::{select, Backend, BackendKind, SelectError, Selection, SharedGpuStages};
 pub use sort::SortParams;
 
-use crate::stages::StageError;
+use crate::stages::{FrameParams, StageError};
 use buffers::{BindGroups, GrowBuffer};
 use pipeline::Stage;
 
@@ -49,7 +50,6 @@ pub struct GpuStages {
     ctx: GpuContext,
     limit: u64,
     uniform_align: u64,
-    integrate: Stage,
     swept_aabb: Stage,
     broad_phase: Stage,
     pair_bounds: Stage,
@@ -72,6 +72,54 @@ pub struct GpuStages {
 }
 
 impl GpuStages {
+    /// Opens a device ([`GpuContext::new`]) and builds the stages on it.
+    pub fn new() -> Result<GpuStages, GpuError> {
+        GpuStages::with_context(GpuContext::new()?)
+    }
+
+    /// Builds the pipelines and the initial (small) buffers on `ctx`.
+    pub fn with_context(ctx: GpuContext) -> Result<GpuStages, GpuError> {
+        let device = &ctx.device;
+        let limits = device.limits();
+        let limit = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        let uniform_align = u64::from(limits.min_uniform_buffer_offset_alignment);
+        use wgpu::BufferUsages as U;
+        let storage = U::STORAGE | U::COPY_DST | U::COPY_SRC;
+        let params = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("tumble.params"),
+            size: std::mem::size_of::<FrameParams>() as u64,
+            usage: U::UNIFORM | U::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let grow = |label, usage| GrowBuffer::new(device, label, usage, 256);
+        Ok(GpuStages {
+            limit,
+            uniform_align,
+            swept_aabb: Stage::swept_aabb(device)?,
+            broad_phase: Stage::broad_phase(device)?,
+            pair_bounds: Stage::pair_bounds(device)?,
+            params,
+            sort_params: grow("tumble.sort_params", U::UNIFORM | U::COPY_DST),
+            bodies: grow("tumble.bodies", storage),
+            overrides: grow("tumble.overrides", storage),
+            boxes: grow("tumble.boxes", storage),
+            bump: grow("tumble.bump", storage),
+            stats: grow("tumble.stats", storage),
+            sorted: grow("tumble.sorted", storage),
+            sorted_boxes: grow("tumble.sorted_boxes", storage),
+            pairs: grow("tumble.pairs", storage),
+            pair_dispatch: grow("tumble.pair_dispatch", storage | U::INDIRECT),
+            bounds: grow("tumble.bounds", storage),
+            staging: grow("tumble.staging", U::MAP_READ | U::COPY_DST),
+            bind_groups: None,
+            pair_capacity: 0,
+            overflow_reruns: 0,
+            ctx,
+        })
+    }
+
     /// The device this runs on.
     pub fn context(&self) -> &GpuContext {
         &self.ctx

@@ -1,10 +1,9 @@
 //! The compute pipelines: one [`Stage`] per `.wgsl` file (its entry points' pipelines and one
-//! bind group layout over all its bindings), and [`GpuStages::with_context`], which builds the
-//! four stages and the initial buffers.
+//! bind group layout over all its bindings), with a constructor per shader that states its
+//! bindings. The buffers and their bind groups (`buffers`) are built against these layouts, so
+//! that module imports this one and not the reverse.
 
-use super::buffers::GrowBuffer;
-use super::{shader, GpuContext, GpuError, GpuStages};
-use crate::stages::FrameParams;
+use super::{shader, GpuError};
 
 /// The pipelines of one `.wgsl` file, sharing one bind group layout (all its bindings).
 pub(super) struct Stage {
@@ -87,27 +86,10 @@ fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
-impl GpuStages {
-    /// Opens a device ([`GpuContext::new`]) and builds the stages on it.
-    pub fn new() -> Result<GpuStages, GpuError> {
-        GpuStages::with_context(GpuContext::new()?)
-    }
-
-    /// Builds the pipelines and the initial (small) buffers on `ctx`.
-    pub fn with_context(ctx: GpuContext) -> Result<GpuStages, GpuError> {
-        let device = &ctx.device;
-        let limits = device.limits();
-        let limit = limits
-            .max_storage_buffer_binding_size
-            .min(limits.max_buffer_size);
-        let uniform_align = u64::from(limits.min_uniform_buffer_offset_alignment);
-        let integrate = Stage::new(
-            device,
-            "integrate",
-            &[uniform_entry(0, false), storage_entry(1, false)],
-            &["integrate"],
-        )?;
-        let swept_aabb = Stage::new(
+impl Stage {
+    /// `shaders/swept_aabb.wgsl`: params; bodies, overrides; boxes.
+    pub(super) fn swept_aabb(device: &wgpu::Device) -> Result<Stage, GpuError> {
+        Stage::new(
             device,
             "swept_aabb",
             &[
@@ -117,8 +99,13 @@ impl GpuStages {
                 storage_entry(3, false),
             ],
             &["swept_aabb", "swept_aabb_override"],
-        )?;
-        let broad_phase = Stage::new(
+        )
+    }
+
+    /// `shaders/broad_phase.wgsl`: params, the sort step's parameters (dynamic offset); boxes;
+    /// bump, stats, sorted, sorted boxes, pairs, the pair bounds' indirect dispatch.
+    pub(super) fn broad_phase(device: &wgpu::Device) -> Result<Stage, GpuError> {
+        Stage::new(
             device,
             "broad_phase",
             &[
@@ -144,8 +131,12 @@ impl GpuStages {
                 "broad_phase_large",
                 "broad_phase_finish",
             ],
-        )?;
-        let pair_bounds = Stage::new(
+        )
+    }
+
+    /// `shaders/pair_bounds.wgsl`: params; bodies, pairs, bump; bounds.
+    pub(super) fn pair_bounds(device: &wgpu::Device) -> Result<Stage, GpuError> {
+        Stage::new(
             device,
             "pair_bounds",
             &[
@@ -156,40 +147,6 @@ impl GpuStages {
                 storage_entry(4, false),
             ],
             &["pair_bounds"],
-        )?;
-        use wgpu::BufferUsages as U;
-        let storage = U::STORAGE | U::COPY_DST | U::COPY_SRC;
-        let params = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("tumble.params"),
-            size: std::mem::size_of::<FrameParams>() as u64,
-            usage: U::UNIFORM | U::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let grow = |label, usage| GrowBuffer::new(device, label, usage, 256);
-        Ok(GpuStages {
-            limit,
-            uniform_align,
-            integrate,
-            swept_aabb,
-            broad_phase,
-            pair_bounds,
-            params,
-            sort_params: grow("tumble.sort_params", U::UNIFORM | U::COPY_DST),
-            bodies: grow("tumble.bodies", storage),
-            overrides: grow("tumble.overrides", storage),
-            boxes: grow("tumble.boxes", storage),
-            bump: grow("tumble.bump", storage),
-            stats: grow("tumble.stats", storage),
-            sorted: grow("tumble.sorted", storage),
-            sorted_boxes: grow("tumble.sorted_boxes", storage),
-            pairs: grow("tumble.pairs", storage),
-            pair_dispatch: grow("tumble.pair_dispatch", storage | U::INDIRECT),
-            bounds: grow("tumble.bounds", storage),
-            staging: grow("tumble.staging", U::MAP_READ | U::COPY_DST),
-            bind_groups: None,
-            pair_capacity: 0,
-            overflow_reruns: 0,
-            ctx,
-        })
+        )
     }
 }

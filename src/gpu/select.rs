@@ -12,9 +12,9 @@
 
 use super::{GpuContext, GpuError, GpuStages};
 use crate::stages::{
-    BoxOverride, FrameOutput, FrameParams, FrameStages, PairBound, StageAabb, StageBody, StageError,
+    BoxOverride, FrameOutput, FrameParams, FrameStages, FrameStagesHost, PairBound, StageAabb,
+    StageBody, StageError,
 };
-use crate::world::World;
 use std::sync::{Arc, Mutex};
 
 /// The backend asked for (the `--backend` value).
@@ -63,13 +63,23 @@ impl Backend {
         }
     }
 
-    /// Makes `world` run its frame-start stages on this backend. May be called for several
-    /// worlds (a benchmark's repeats); they share the device. The CPU backend leaves the world on
-    /// its host path rather than installing [`crate::stages::CpuStages`]: the host path is f64,
-    /// skips the f32 round trip and is the reference the stages are checked against.
-    pub fn install(&self, world: &mut World) {
-        if let Backend::Gpu(stages) = self {
-            world.set_frame_stages(Box::new(stages.clone()));
+    /// The frame stages a world should run on this backend, `None` for its host path. May be
+    /// asked for several worlds (a benchmark's repeats); they share the device. The CPU backend
+    /// keeps the world on its host path rather than installing [`crate::stages::CpuStages`]: the
+    /// host path is f64, skips the f32 round trip and is the reference the stages are checked
+    /// against.
+    pub fn frame_stages(&self) -> Option<Box<dyn FrameStages>> {
+        match self {
+            Backend::Cpu => None,
+            Backend::Gpu(stages) => Some(Box::new(stages.clone())),
+        }
+    }
+
+    /// Makes `world` (any [`FrameStagesHost`]: the world, without this module importing it) run
+    /// its frame-start stages on this backend: [`Self::frame_stages`], applied.
+    pub fn install(&self, world: &mut impl FrameStagesHost) {
+        if let Some(stages) = self.frame_stages() {
+            world.set_frame_stages(stages);
         }
     }
 }
@@ -100,14 +110,6 @@ impl FrameStages for SharedGpuStages {
         self.with(|g| g.name())
     }
 
-    fn integrate(
-        &mut self,
-        bodies: &mut [StageBody],
-        params: &FrameParams,
-    ) -> Result<(), StageError> {
-        self.with(|g| g.integrate(bodies, params))
-    }
-
     fn swept_aabb(
         &mut self,
         bodies: &[StageBody],
@@ -136,7 +138,7 @@ impl FrameStages for SharedGpuStages {
 
     fn frame(
         &mut self,
-        bodies: &mut [StageBody],
+        bodies: &[StageBody],
         overrides: &[BoxOverride],
         params: &FrameParams,
     ) -> Result<FrameOutput, StageError> {

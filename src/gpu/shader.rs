@@ -11,12 +11,10 @@ pub const SHARED: &[(&str, &str)] = &[
         "dispatch",
         include_str!("../../shaders/shared/dispatch.wgsl"),
     ),
-    ("quat", include_str!("../../shaders/shared/quat.wgsl")),
 ];
 
 /// One source per stage, by stage name (also the CPU twin's module name).
 pub const STAGES: &[(&str, &str)] = &[
-    ("integrate", include_str!("../../shaders/integrate.wgsl")),
     ("swept_aabb", include_str!("../../shaders/swept_aabb.wgsl")),
     (
         "broad_phase",

@@ -5,8 +5,8 @@
 //! triangles it holds (parry's "exact" hulls, on the mesh's own vertices rather than voxel
 //! corners).
 
+use super::check_spans_volume;
 use super::TriangleMesh;
-use crate::shape::check_spans_volume;
 use glam::DVec3;
 use parry3d_f64::transformation::vhacd::{VHACDParameters, VHACD};
 

@@ -14,7 +14,6 @@ mod read;
 
 pub use decompose::DecomposeParams;
 
-use crate::shape::{check_spans_volume, ShapeError};
 use glam::DVec3;
 use read::{read_file, ReadError};
 use rustc_hash::FxHashMap;
@@ -126,9 +125,11 @@ pub fn load(
     Ok((Arc::new(mesh), collision))
 }
 
-/// Relative tolerance of a flat triangle or mesh: a triangle whose doubled area is below
-/// `FLAT * L²` (`L` its longest edge) has no area; a closed mesh whose volume is below
-/// `FLAT * L³` (`L` its extent) has no volume. The same as a convex shape's flatness tolerance.
+/// Relative tolerance of a flat vertex set, triangle or mesh: a vertex set of extent `L` within
+/// `FLAT * L` of a plane spans no volume (see [`check_spans_volume`]), a triangle whose doubled
+/// area is below `FLAT * L²` (`L` its longest edge) has no area, a closed mesh whose volume is
+/// below `FLAT * L³` (`L` its extent) has no volume. Well above f64 rounding (1e-16) so that hulls
+/// of nearly flat sets, which quickhull and the volume integrals would handle badly, are refused.
 const FLAT: f64 = 1e-9;
 
 /// Welds vertices with equal coordinates (after scaling), drops triangles that repeat a
@@ -275,11 +276,54 @@ pub fn has_area(corners: [DVec3; 3]) -> bool {
     (b - a).cross(c - a).length() > FLAT * longest
 }
 
+/// Checks that a convex vertex list (a convex shape's, a mesh's hull or one of its pieces) has at
+/// least 4 finite points that are not all (nearly) on one plane; else why not, in words (the
+/// shape's check wraps it as [`crate::shape::ShapeError::Degenerate`]). Greedy affine-rank test
+/// (the same as quickhull's initial simplex): the point farthest from the first, then the
+/// farthest from that line, then the farthest from that plane. A set of extent `L` spans a
+/// volume only if some point lies farther than `FLAT * L` from that line and then that plane.
+pub(crate) fn check_spans_volume(vertices: &[DVec3]) -> Result<(), String> {
+    if vertices.len() < 4 {
+        return Err(format!(
+            "a convex shape needs at least 4 vertices (got {})",
+            vertices.len()
+        ));
+    }
+    if let Some(bad) = vertices.iter().find(|v| !v.is_finite()) {
+        return Err(format!("convex vertex {bad} is not finite"));
+    }
+    let p0 = vertices[0];
+    let farthest = |score: &dyn Fn(DVec3) -> f64| -> (DVec3, f64) {
+        vertices
+            .iter()
+            .map(|&v| (v, score(v)))
+            .fold(
+                (p0, 0.0),
+                |best, cand| if cand.1 > best.1 { cand } else { best },
+            )
+    };
+    let (p1, extent) = farthest(&|v| (v - p0).length());
+    if extent == 0.0 {
+        return Err("all convex vertices coincide".into());
+    }
+    let axis = (p1 - p0) / extent;
+    let (p2, off_line) = farthest(&|v| (v - p0).reject_from_normalized(axis).length());
+    if off_line <= FLAT * extent {
+        return Err("convex vertices are collinear".into());
+    }
+    let normal = axis.cross(p2 - p0).normalize();
+    let (_, off_plane) = farthest(&|v| (v - p0).dot(normal).abs());
+    if off_plane <= FLAT * extent {
+        return Err("convex vertices are coplanar".into());
+    }
+    Ok(())
+}
+
 /// Builds what `mesh` collides as, checking that it can: a hull needs vertices that span a
 /// volume; a decomposition a closed mesh with a volume; the triangles themselves one triangle
 /// with an area. The error names the key to blame.
 fn collision(mesh: &TriangleMesh, mode: &ConvexMode) -> Result<MeshCollision, (MeshKey, String)> {
-    let flat = |_: ShapeError| {
+    let flat = |_: String| {
         (
             MeshKey::File,
             "the mesh is degenerate: its vertices span no volume (they lie in one plane); a \
@@ -332,14 +376,10 @@ fn collision(mesh: &TriangleMesh, mode: &ConvexMode) -> Result<MeshCollision, (M
 
 /// The check of [`crate::shape::Shape::validate`] for a mesh shape: finite vertices and
 /// triangles in range, and collision geometry that can be built (a hull and every piece
-/// spanning a volume, a triangle with an area).
-pub fn validate(mesh: &TriangleMesh, collision: &MeshCollision) -> Result<(), ShapeError> {
-    let bad = |m: String| {
-        Err(ShapeError::Degenerate(format!(
-            "mesh \"{}\": {m}",
-            mesh.file
-        )))
-    };
+/// spanning a volume, a triangle with an area); else what is degenerate, in words (the shape's
+/// check wraps it as [`crate::shape::ShapeError::Degenerate`]).
+pub fn validate(mesh: &TriangleMesh, collision: &MeshCollision) -> Result<(), String> {
+    let bad = |m: String| Err(format!("mesh \"{}\": {m}", mesh.file));
     let n = mesh.vertices.len() as u32;
     if mesh.triangles.is_empty() {
         return bad("has no triangles".into());

@@ -1,8 +1,8 @@
 //! A ball against a box part, in closed form.
 
-use super::collider::Pose;
 use super::contact::ContactPoint;
 use super::part::Geom;
+use super::pose::Pose;
 use glam::DVec3;
 
 /// Ball (a, world centre `c`) against a box part (b): the centre clamped to the box gives the

@@ -2,9 +2,9 @@
 //! overlapping), made conservative for curved pairs, then parry's contact manifold within the
 //! margin; and the axis fallback for the rare query parry cannot answer.
 
-use super::collider::Pose;
 use super::contact::{reduce_manifold, ContactPoint, DUPLICATE, TIE};
 use super::part::{Geom, Part};
+use super::pose::Pose;
 use glam::DVec3;
 use parry3d_f64::math::Pose as ParryPose;
 use parry3d_f64::query::{

@@ -9,10 +9,10 @@
 //! projection falls on the face. With the part wholly above the plane, its distance to the body
 //! is then the plane's wherever its lowest point lies over the face.
 
-use super::collider::Pose;
 use super::contact::ContactPoint;
 use super::part::{Geom, Part};
 use super::plane_convex::plane_part;
+use super::pose::Pose;
 use glam::{DMat3, DVec3};
 
 /// Part `other` (at `pose_other`) against the box or cylinder part `flat` (at `pose_flat`):

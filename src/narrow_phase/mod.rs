@@ -49,7 +49,7 @@
 //! second GJK converge in one or two iterations. Queries allocate nothing on the heap beyond what
 //! parry does inside EPA; parry's manifold buffer is a reused thread-local.
 //!
-//! Where each part lives: [`Collider`] and [`Pose`] in `collider`, a convex part's geometry and
+//! Where each part lives: [`Collider`] in `collider`, [`Pose`] in `pose`, a convex part's geometry and
 //! closed-form queries (support function, AABB, radii) in `part`, [`ContactPoint`] and the
 //! manifold reduction in `contact`, the dispatch over parts in `proximity`, and one file per pair
 //! routine: `plane_convex`, `ball_ball`, `ball_box`, `box_box`, and `convex_convex` for the pairs
@@ -65,9 +65,11 @@ mod flat_face;
 mod part;
 mod part_tree;
 mod plane_convex;
+mod pose;
 mod proximity;
 
-pub use collider::{Collider, Pose};
+pub use collider::Collider;
 pub use contact::ContactPoint;
 pub use part::box_corners;
+pub use pose::Pose;
 pub use proximity::proximity;

@@ -2,7 +2,7 @@
 //! solid as a parry shape, and the closed-form queries on it: bounding and rotation radii,
 //! support function, exact world AABB, and the support candidates a plane is tested against.
 
-use super::collider::Pose;
+use super::pose::Pose;
 use crate::shape::{Shape, ShapeError};
 use glam::{DQuat, DVec3};
 use parry3d_f64::shape::{ConvexPolyhedron, SharedShape};

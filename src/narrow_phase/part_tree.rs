@@ -11,8 +11,8 @@
 //! sphere centre to the part's box − its radius), both conservative (see
 //! [`PartTree::visit_near`]).
 
-use super::collider::Pose;
 use super::part::Part;
+use super::pose::Pose;
 use glam::DVec3;
 
 /// Colliders with at least this many parts get a tree: meshes used as their triangles, and

@@ -1,9 +1,9 @@
 //! A plane against a convex part: each support candidate of the part measured against the plane,
 //! in closed form.
 
-use super::collider::Pose;
 use super::contact::{reduce_manifold, ContactPoint};
 use super::part::{Geom, Part};
+use super::pose::Pose;
 use glam::DVec3;
 
 /// Plane (body b) against a convex part of body a at `pose`: the part's support candidates against

@@ -5,12 +5,13 @@
 use super::ball_ball::ball_ball;
 use super::ball_box::ball_box;
 use super::box_box::{box_box, WorldBox};
-use super::collider::{Collider, Pose};
+use super::collider::Collider;
 use super::contact::{reduce_manifold, ContactPoint, DUPLICATE, TIE};
 use super::convex_convex::parry_pair;
 use super::flat_face::{flat_face, FaceContact};
 use super::part::{Geom, Part};
 use super::plane_convex::plane_part;
+use super::pose::Pose;
 use glam::{DQuat, DVec3};
 
 /// Proximity query between body a and body b. Returns the smallest signed separation (the

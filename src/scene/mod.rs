@@ -28,17 +28,22 @@ mod table;
 pub use crate::body::Motion;
 pub use crate::kinematic_path::PathSpec;
 pub use crate::mass_properties::PartMass;
+/// The `[world]` choices are engine types, spelled in scene files as `docs/scene-format.md` says
+/// (`parse` reads them); re-exported here under the paths the scene format has always used.
+pub use crate::world::{ContactPush, Method, RestingContactMode};
 pub use batch::{BatchSpec, Distribution, StateVector, Vary, VaryKey};
 pub use joints::{JointEnd, JointKind, JointSpec};
 pub use lattice::{random_rotation, MAX_GENERATED_BODIES};
 
 use crate::material::{Material, MaterialError, MaterialPair, MaterialTable};
 use crate::shape::Shape;
+use crate::world::WorldConfig;
 use glam::{DMat3, DQuat, DVec3};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// `[world]` settings.
+/// `[world]` settings: the engine's [`WorldConfig`] (see [`WorldSettings::config`]) and the
+/// run's `duration`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WorldSettings {
     /// Gravity (m/s²); z is up.
@@ -75,40 +80,32 @@ pub struct WorldSettings {
     pub contact_push: ContactPush,
 }
 
-/// How the world advances (`[world] method`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Method {
-    /// Event-driven, impulse-based (Mirtich & Canny 1994). The default.
-    #[default]
-    Event,
-    /// Stewart & Trinkle 1996's implicit time-stepping with an LCP per step.
-    Lcp,
+impl WorldSettings {
+    /// The engine's configuration these settings describe: everything but `duration`, which is
+    /// how long the caller runs the world, not how the world runs.
+    pub fn config(&self) -> WorldConfig {
+        WorldConfig {
+            gravity: self.gravity,
+            frame_period: self.frame_period,
+            collision_epsilon: self.collision_epsilon,
+            sleep_time: self.sleep_time,
+            resting_contact: self.resting_contact,
+            contact_step: self.contact_step,
+            contact_step_max: self.contact_step_max,
+            contact_sweeps: self.contact_sweeps,
+            shock_sweeps: self.shock_sweeps,
+            method: self.method,
+            time_step: self.time_step,
+            friction_directions: self.friction_directions,
+            contact_push: self.contact_push,
+        }
+    }
 }
 
-/// How a contact step pushes a resting contact that is nearer than its target separation back
-/// towards it (`[world] contact_push`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ContactPush {
-    /// By the contact rows' own bias: a separating velocity that stays. Gravity takes it back
-    /// from a body resting on a support, but nothing takes it back sideways: touching balls
-    /// on a frictionless floor drift apart. The default: a pile settles and sleeps sooner.
-    #[default]
-    Velocity,
-    /// By a push-out the bodies keep for the step only (split impulses): positions move,
-    /// velocities do not. Touching bodies stay at rest (a Newton's cradle on a floor); a
-    /// jammed pile takes more sweeps and re-solves (docs/design.md, The push-out).
-    Split,
-}
-
-/// How resting contacts are handled (`[world] resting_contact`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum RestingContactMode {
-    /// Contacts resting at the start of a contact step are solved together as constraints over
-    /// the step (Bender & Schmitt 2006, §3.2); collisions stay events. The default.
-    #[default]
-    Constraints,
-    /// Every resting contact is a train of microcollisions (Mirtich & Canny 1994, §4.5).
-    Microcollisions,
+impl From<&WorldSettings> for WorldConfig {
+    fn from(settings: &WorldSettings) -> WorldConfig {
+        settings.config()
+    }
 }
 
 impl Default for WorldSettings {

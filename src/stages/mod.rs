@@ -1,14 +1,19 @@
 //! CPU twins of the data-parallel frame stages, and the types they share with the WGSL shaders.
 //!
 //! At each frame start the host (authoritative f64 state, event heap; Mirtich & Canny 1994, §3) runs
-//! four data-parallel stages over all bodies, in f32:
+//! three data-parallel stages over all bodies, in f32:
 //!
-//! 1. [`integrate`] — advance every body ballistically to the frame start (§3: between
-//!    collisions a body follows a ballistic, torque-free trajectory);
-//! 2. [`swept_aabb`] — the box bounding each body's motion over the frame;
-//! 3. [`broad_phase`] — all pairs of overlapping swept boxes (sort and sweep in columns);
-//! 4. [`pair_bounds`] — per candidate pair, conservative lower bounds on the distance now and on
+//! 1. [`swept_aabb`] — the box bounding each body's motion over the frame;
+//! 2. [`broad_phase`] — all pairs of overlapping swept boxes (sort and sweep in columns);
+//! 3. [`pair_bounds`] — per candidate pair, conservative lower bounds on the distance now and on
 //!    the time of impact within the frame (bounding spheres, §3's conservative advancement idea).
+//!
+//! There is no integration stage. The host advances every body to the frame start in f64 before
+//! seeding (`world/stage_seed.rs` packs them with `time` = `frame_start` = 0), so an f32 stage
+//! that moved them there would only copy them; and a body given at another time is carried by
+//! the stages that need its motion ([`swept_aabb`], [`pair_bounds`]: `s` is measured from the
+//! body's own `time`). (Rejected: an RK4 `integrate` stage with its own shader, which ran with
+//! `dt = 0` in every real run, so its Euler-equation path ran only in its tests.)
 //!
 //! Each stage exists twice with the same name: `shaders/<stage>.wgsl` and `src/stages/<stage>.rs`
 //! (vello's `cpu/` model). One GPU thread is one call of the twin's `<stage>_one(ix, …)`, so the two
@@ -25,11 +30,9 @@
 //! times as offsets from it) so that they keep their precision late in a long simulation.
 
 pub mod broad_phase;
-pub mod integrate;
 pub mod math;
 mod outward;
 pub mod pair_bounds;
-pub mod scene;
 pub mod swept_aabb;
 
 pub use outward::{f32_above, f32_below};
@@ -62,7 +65,8 @@ pub const TOI_NONE: f32 = f32::MAX;
 pub struct StageBody {
     /// Centre of mass (m, world).
     pub position: [f32; 3],
-    /// The time this state is at (s); [`integrate`] sets it to the frame start.
+    /// The time this state is at (s), in the time origin of [`FrameParams::frame_start`]; the
+    /// stages move the centre from it (the world passes its bodies at the frame start).
     pub time: f32,
     /// Orientation quaternion (x, y, z, w), body → world.
     pub orientation: [f32; 4],
@@ -90,8 +94,7 @@ pub struct StageBody {
     pub own_max: [f32; 3],
     /// 1 when `own_min`/`own_max`/`max_angular_speed` describe the body at `time` (then the
     /// swept box is the own box carried along the path, cut to the sphere's box: see
-    /// [`swept_aabb`]); 0 for the bounding-sphere box alone. [`integrate`] clears it when it
-    /// moves a body to another time (the box no longer describes the body there).
+    /// [`swept_aabb`]); 0 for the bounding-sphere box alone.
     pub has_own_box: u32,
 }
 
@@ -289,47 +292,50 @@ pub enum StageError {
 }
 
 /// The frame stages, on the CPU ([`CpuStages`]) or the GPU (`crate::gpu::GpuStages`). Methods
-/// mirror the stages one by one (for tests and benchmarks); [`FrameStages::frame`] runs all four
+/// mirror the stages one by one (for tests and benchmarks); [`FrameStages::frame`] runs all three
 /// in order, which on the GPU needs one upload and one readback.
 ///
 /// The count fields of `params` are ignored: implementations set them from the slices.
 pub trait FrameStages: Send {
     /// Human-readable name of the implementation (adapter name for the GPU).
     fn name(&self) -> String;
-    /// Stage 1: advance every body to `params.frame_start` (see [`integrate`]).
-    fn integrate(
-        &mut self,
-        bodies: &mut [StageBody],
-        params: &FrameParams,
-    ) -> Result<(), StageError>;
-    /// Stage 2: swept boxes over the frame, then the host's overrides (see [`swept_aabb`]).
+    /// Stage 1: swept boxes over the frame, then the host's overrides (see [`swept_aabb`]).
     fn swept_aabb(
         &mut self,
         bodies: &[StageBody],
         overrides: &[BoxOverride],
         params: &FrameParams,
     ) -> Result<Vec<StageAabb>, StageError>;
-    /// Stage 3: all pairs (a < b) of overlapping boxes, except fixed–fixed, sorted (see
+    /// Stage 2: all pairs (a < b) of overlapping boxes, except fixed–fixed, sorted (see
     /// [`broad_phase`]).
     fn broad_phase(
         &mut self,
         boxes: &[StageAabb],
         params: &FrameParams,
     ) -> Result<Vec<[u32; 2]>, StageError>;
-    /// Stage 4: bounds for each pair, in the order given (see [`pair_bounds`]).
+    /// Stage 3: bounds for each pair, in the order given (see [`pair_bounds`]).
     fn pair_bounds(
         &mut self,
         bodies: &[StageBody],
         pairs: &[[u32; 2]],
         params: &FrameParams,
     ) -> Result<Vec<PairBound>, StageError>;
-    /// All four stages: `bodies` are advanced in place; returns the boxes and the pair bounds.
+    /// All three stages: returns the boxes and the pair bounds.
     fn frame(
         &mut self,
-        bodies: &mut [StageBody],
+        bodies: &[StageBody],
         overrides: &[BoxOverride],
         params: &FrameParams,
     ) -> Result<FrameOutput, StageError>;
+}
+
+/// What holds a [`FrameStages`] and runs its frames with it: the world
+/// (`crate::world::World`, implemented in `world/stage_seed.rs`). A backend chosen by
+/// `crate::gpu::select` installs its stages through this trait, so that the gpu module does not
+/// import the world.
+pub trait FrameStagesHost {
+    /// Runs the frame-start stages through `stages` from now on.
+    fn set_frame_stages(&mut self, stages: Box<dyn FrameStages>);
 }
 
 /// The CPU twins behind [`FrameStages`], run on rayon: on the global pool, or on a private pool
@@ -376,15 +382,6 @@ impl FrameStages for CpuStages {
         format!("cpu ({threads} threads)")
     }
 
-    fn integrate(
-        &mut self,
-        bodies: &mut [StageBody],
-        params: &FrameParams,
-    ) -> Result<(), StageError> {
-        self.run(|| integrate::integrate(params, bodies));
-        Ok(())
-    }
-
     fn swept_aabb(
         &mut self,
         bodies: &[StageBody],
@@ -413,12 +410,11 @@ impl FrameStages for CpuStages {
 
     fn frame(
         &mut self,
-        bodies: &mut [StageBody],
+        bodies: &[StageBody],
         overrides: &[BoxOverride],
         params: &FrameParams,
     ) -> Result<FrameOutput, StageError> {
         Ok(self.run(|| {
-            integrate::integrate(params, bodies);
             let boxes = swept_aabb::swept_aabb(params, bodies, overrides);
             let pairs = broad_phase::broad_phase(&boxes);
             let bounds = pair_bounds::pair_bounds(params, bodies, &pairs);

@@ -1,4 +1,4 @@
-//! Stage 4, `pair_bounds`: per candidate pair, conservative lower bounds on the distance at the
+//! Stage 3, `pair_bounds`: per candidate pair, conservative lower bounds on the distance at the
 //! frame start and on the time of impact within the frame. Shader: `shaders/pair_bounds.wgsl`;
 //! one GPU thread = one call of [`pair_bounds_one`].
 //!
@@ -40,7 +40,8 @@ struct Flight {
     g_mag: f32,
 }
 
-/// Moves the centre from the body's own time to the frame start (a no-op after `integrate`).
+/// Moves the centre from the body's own time to the frame start (a no-op for the world's bodies,
+/// which it passes at the frame start).
 fn flight(params: &FrameParams, b: &StageBody) -> Flight {
     let dt = params.frame_start - b.time;
     let mut v = Vec3::from(b.velocity);

@@ -1,15 +1,15 @@
-//! Stage 2, `swept_aabb`: per body, an axis-aligned box containing the body during the whole frame
+//! Stage 1, `swept_aabb`: per body, an axis-aligned box containing the body during the whole frame
 //! (the broad phase's input; Mirtich & Canny 1994, §4 sweep-and-prune over bounding boxes).
 //! Shader: `shaders/swept_aabb.wgsl`; one GPU thread = one call of [`swept_aabb_one`] (then
 //! [`swept_aabb_override_one`] per host box).
 //!
-//! The centre follows p(s) = x + v s + ½ g s² (s from the body's own time, so un-integrated bodies
-//! work too; kinematic: g = 0; fixed: v = g = 0), so per axis its range over the frame is spanned
-//! by the two ends and, if it falls inside, the parabola's apex s = −v/g. The body stays within
-//! `bounding_radius` of its centre whatever its rotation, so growing by the radius covers
-//! rotation. Every side is then padded by ε/2 — two padded boxes that do not touch mean bodies more
-//! than ε apart, the host's contact tolerance — plus [`ROUND_REL`] of the magnitudes involved, so
-//! the f32 box contains the exact one.
+//! The centre follows p(s) = x + v s + ½ g s² (s from the body's own time, so a body behind the
+//! frame start is swept too; kinematic: g = 0; fixed: v = g = 0), so per axis its range over the
+//! frame is spanned by the two ends and, if it falls inside, the parabola's apex s = −v/g. The body
+//! stays within `bounding_radius` of its centre whatever its rotation, so growing by the radius
+//! covers rotation. Every side is then padded by ε/2 — two padded boxes that do not touch mean
+//! bodies more than ε apart, the host's contact tolerance — plus [`ROUND_REL`] of the magnitudes
+//! involved, so the f32 box contains the exact one.
 //!
 //! Where the host gives the body's own box at `time` ([`StageBody::has_own_box`]), the swept box
 //! is also cut to that box carried along the same path and grown by `rotation_radius ×

@@ -206,7 +206,7 @@ impl World {
             bodies.push(body);
         }
         let joints = crate::joints::Joints::new(&scene.joints, &bodies);
-        let mut settings = Settings::new(&scene.world, materials);
+        let mut settings = Settings::new(&scene.world.config(), materials);
         if !joints.is_empty() {
             // A collision's impulse moves its whole articulation, which an island's stores
             // do not hold: jointed worlds run one event loop (same results, fewer threads).

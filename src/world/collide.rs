@@ -3,6 +3,7 @@
 //! pair whose bodies an impulse changed.
 
 use super::stores::Stores;
+use super::RestingContactMode;
 use super::Scratch;
 use super::{EventKind, SimError};
 use crate::body::{Body, Motion};
@@ -11,7 +12,6 @@ use crate::collision_impulse::{
 };
 use crate::event_heap::BoundKind;
 use crate::narrow_phase::{proximity, ContactPoint};
-use crate::scene::RestingContactMode;
 use glam::{DMat3, DVec3};
 
 /// One point of a simultaneous microcollision: the point, the target relative velocity, the

@@ -37,8 +37,8 @@
 use super::collide::Response;
 use super::stores::Stores;
 use super::EventKind;
+use super::RestingContactMode;
 use crate::narrow_phase::ContactPoint;
-use crate::scene::RestingContactMode;
 use glam::{DMat3, DVec3};
 use rustc_hash::FxHashSet;
 

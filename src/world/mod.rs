@@ -48,10 +48,10 @@ mod tests;
 pub use crate::body::BodyState;
 pub use counts::{Counts, DeepestOverlap, SimError, StageTimes};
 pub use event_log::{EventKind, ImpulseEvent};
+pub use settings::{ContactPush, Method, RestingContactMode, WorldConfig};
 
 use crate::body::{Body, Motion};
 use crate::narrow_phase::ContactPoint;
-use crate::scene::RestingContactMode;
 use crate::stages::FrameStages;
 use crate::swept_aabb::Aabb;
 use bounds::Seeding;
@@ -125,10 +125,10 @@ enum Stepper {
 
 impl Stepper {
     /// The stepper of `method`, before its first frame.
-    fn new(method: crate::scene::Method) -> Stepper {
+    fn new(method: Method) -> Stepper {
         match method {
-            crate::scene::Method::Event => Stepper::Events,
-            crate::scene::Method::Lcp => Stepper::Lcp { steps_begun: 0 },
+            Method::Event => Stepper::Events,
+            Method::Lcp => Stepper::Lcp { steps_begun: 0 },
         }
     }
 }

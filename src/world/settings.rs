@@ -1,10 +1,85 @@
-//! The settings a world runs with: fixed for the whole run, derived once from the scene's
-//! `[world]` table, and cloned as a whole into the island worlds ([`super::islands`]).
+//! The settings a world runs with: the engine's own configuration ([`WorldConfig`] and its
+//! choices [`Method`], [`RestingContactMode`], [`ContactPush`]), and [`Settings`], derived from
+//! it once, fixed for the whole run and cloned as a whole into the island worlds
+//! ([`super::islands`]).
+//!
+//! These are engine types: the scene format (`crate::scene`) reads its `[world]` table into a
+//! [`WorldConfig`] and names the choices through them, so the file format depends on the engine
+//! and never the reverse. How each is spelled in a scene file is the scene module's business
+//! (`docs/scene-format.md`).
 
 use super::contact_band::BAND_STEP;
 use crate::material::MaterialTable;
-use crate::scene::{RestingContactMode, WorldSettings};
 use glam::DVec3;
+
+/// How the world advances (a scene's `[world] method`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Method {
+    /// Event-driven, impulse-based (Mirtich & Canny 1994). The default.
+    #[default]
+    Event,
+    /// Stewart & Trinkle 1996's implicit time-stepping with an LCP per step.
+    Lcp,
+}
+
+/// How a contact step pushes a resting contact that is nearer than its target separation back
+/// towards it (a scene's `[world] contact_push`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ContactPush {
+    /// By the contact rows' own bias: a separating velocity that stays. Gravity takes it back
+    /// from a body resting on a support, but nothing takes it back sideways: touching balls
+    /// on a frictionless floor drift apart. The default: a pile settles and sleeps sooner.
+    #[default]
+    Velocity,
+    /// By a push-out the bodies keep for the step only (split impulses): positions move,
+    /// velocities do not. Touching bodies stay at rest (a Newton's cradle on a floor); a
+    /// jammed pile takes more sweeps and re-solves (docs/design.md, The push-out).
+    Split,
+}
+
+/// How resting contacts are handled (a scene's `[world] resting_contact`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RestingContactMode {
+    /// Contacts resting at the start of a contact step are solved together as constraints over
+    /// the step (Bender & Schmitt 2006, §3.2); collisions stay events. The default.
+    #[default]
+    Constraints,
+    /// Every resting contact is a train of microcollisions (Mirtich & Canny 1994, §4.5).
+    Microcollisions,
+}
+
+/// What a world is configured with, whatever it was read from (a scene file's `[world]` table
+/// is converted into one by the scene module); the run's length is not part of it, it is the
+/// caller's to keep.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorldConfig {
+    /// Gravity (m/s²); z is up.
+    pub gravity: DVec3,
+    /// Swept-volume horizon t_f and output frame interval (s).
+    pub frame_period: f64,
+    /// Collision epsilon ε_c (m).
+    pub collision_epsilon: f64,
+    /// Rest time before a supported, motionless body sleeps (s); 0 disables sleeping.
+    pub sleep_time: f64,
+    /// How resting contacts are handled.
+    pub resting_contact: RestingContactMode,
+    /// Shortest length h of a contact step (s) when resting contacts are constraints; the
+    /// present length starts here.
+    pub contact_step: f64,
+    /// Longest contact step (s, ≥ `contact_step`; `None`: twice `contact_step`).
+    pub contact_step_max: Option<f64>,
+    /// Most projected Gauss–Seidel sweeps per contact step (≥ 1).
+    pub contact_sweeps: usize,
+    /// Sweeps per level of the shock-propagation pass after them (0: none).
+    pub shock_sweeps: usize,
+    /// The time-stepping method.
+    pub method: Method,
+    /// [`Method::Lcp`]: the time step h (s), and the friction cone's directions.
+    pub time_step: f64,
+    pub friction_directions: usize,
+    /// How a contact step restores a resting contact's shortfall below its target separation.
+    pub contact_push: ContactPush,
+}
 
 /// What a world runs with (see the module doc).
 #[derive(Clone, Default)]
@@ -47,8 +122,8 @@ pub(super) struct Settings {
 }
 
 impl Settings {
-    /// The settings of a scene's `[world]` table, with its material table.
-    pub(super) fn new(world: &WorldSettings, materials: MaterialTable) -> Settings {
+    /// The settings of a world configured by `world`, with its material table.
+    pub(super) fn new(world: &WorldConfig, materials: MaterialTable) -> Settings {
         let g = world.gravity;
         let eps = world.collision_epsilon;
         // A hop shorter than the time to fall one band step is not trusted as a return.
@@ -74,7 +149,7 @@ impl Settings {
             ),
             contact_sweeps: world.contact_sweeps,
             shock_sweeps: world.shock_sweeps,
-            split_push: world.contact_push == crate::scene::ContactPush::Split,
+            split_push: world.contact_push == ContactPush::Split,
             parallel_islands: true,
             island_margin: 1.0,
             record_events: false,

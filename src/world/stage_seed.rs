@@ -4,7 +4,9 @@
 
 use super::{SimError, World};
 use crate::body::Motion;
-use crate::stages::{self, f32_above, f32_below, BoxOverride, FrameParams, StageBody};
+use crate::stages::{
+    self, f32_above, f32_below, BoxOverride, FrameParams, FrameStages, FrameStagesHost, StageBody,
+};
 
 /// Reusable buffers of the stages' seeding.
 #[derive(Default)]
@@ -23,7 +25,7 @@ impl World {
     /// of their pairs, those whose own f64 boxes overlap, and a grid of those boxes for the
     /// queries after events, so both paths seed and query the same pairs.
     pub(super) fn seed_frame_with_stages(&mut self, t0: f64, t1: f64) -> Result<(), SimError> {
-        let mut bodies = std::mem::take(&mut self.stage_scratch.bodies);
+        let bodies = &mut self.stage_scratch.bodies;
         bodies.clear();
         let mut overrides = Vec::new();
         for (i, b) in self.stores.bodies.iter().enumerate() {
@@ -101,10 +103,9 @@ impl World {
         let stages = self.stages.as_mut().expect("stages set");
         let clock = std::time::Instant::now();
         let out = stages
-            .frame(&mut bodies, &overrides, &params)
+            .frame(bodies, &overrides, &params)
             .map_err(|e| SimError::Stage(e.to_string()))?;
         self.stores.stats.stage_times.frame_stages += clock.elapsed().as_secs_f64();
-        self.stage_scratch.bodies = bodies;
         // The host's own f64 boxes for the per-event queries (the same as on the host path,
         // so a query after an event finds the same neighbours on both paths: the f32 boxes are
         // padded outwards and would add pairs at the edges, each then measured and bounded
@@ -127,9 +128,9 @@ impl World {
         // include every pair of the host's boxes, which keep exactly the host path's pairs.
         // A pair measured before is bounded along its last separating axis, as on the host
         // path: the seeds then differ from the host's only for pairs never measured.
-        let mut pairs = std::mem::take(&mut self.scratch.step_pairs);
+        let pairs = &mut self.scratch.step_pairs;
         pairs.clear();
-        let mut stage_bounds = std::mem::take(&mut self.stage_scratch.bounds);
+        let stage_bounds = &mut self.stage_scratch.bounds;
         stage_bounds.clear();
         for pb in &out.bounds {
             let (a, b) = (pb.a as usize, pb.b as usize);
@@ -142,9 +143,15 @@ impl World {
         }
         self.stores.stats.counts.broad_phase_pairs += pairs.len() as u64;
         self.stores
-            .seed_pairs(&pairs, Some(&stage_bounds), t0, &mut self.scratch.seeding);
-        self.scratch.step_pairs = pairs;
-        self.stage_scratch.bounds = stage_bounds;
+            .seed_pairs(pairs, Some(stage_bounds), t0, &mut self.scratch.seeding);
         Ok(())
+    }
+}
+
+/// How `crate::gpu::Backend::install` hands a world its stages (the gpu module does not import
+/// the world).
+impl FrameStagesHost for World {
+    fn set_frame_stages(&mut self, stages: Box<dyn FrameStages>) {
+        World::set_frame_stages(self, stages);
     }
 }

@@ -1,10 +1,11 @@
 //! Tests of the hand-written box–box path against parry's GJK and contact manifold: random pairs
 //! apart, faces resting on faces, and the pairs it must decline.
 
-use super::super::collider::{Collider, Pose};
+use super::super::collider::Collider;
 use super::super::contact::{DUPLICATE, TIE};
 use super::super::convex_convex::parry_pair;
 use super::super::part::Part;
+use super::super::pose::Pose;
 use super::*;
 use crate::shape::Shape;
 use glam::DQuat;

@@ -1,10 +1,15 @@
 //! Reproducible random scenes for the stage tests and benchmarks (shared, as Box2D's
-//! `benchmark/` scenes are, so the numbers are comparable).
+//! `benchmark/` scenes are, so the numbers are comparable). A fixture, not part of the library:
+//! `tests/stages_cpu.rs`, `tests/gpu_compare.rs` and `benches/stages.rs` include it with
+//! `#[path]`, each using part of it.
+#![allow(dead_code)]
 
-use super::{f32_above, FrameParams, StageBody, MOTION_DYNAMIC, MOTION_FIXED, MOTION_KINEMATIC};
 use glam::{DQuat, DVec3, Vec3, Vec4};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use tumble::stages::{
+    f32_above, FrameParams, StageBody, MOTION_DYNAMIC, MOTION_FIXED, MOTION_KINEMATIC,
+};
 
 /// Frame constants of the random scenes: gravity −9.81 m/s² along z, frame at t = 0 lasting
 /// 1/60 s, ε = 1 mm.
