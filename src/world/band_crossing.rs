@@ -9,7 +9,7 @@
 //! handled at different gaps and instants and leave at different speeds. Handling every entering
 //! pair at the first instant its gap is band/2 makes that instant a function of the trajectories
 //! alone, and pairs of one body that reach it together are handled together
-//! ([`World::gather_crossings`]). See `docs/design.md`, Band crossings.
+//! ([`Stores::gather_crossings`]). See `docs/design.md`, Band crossings.
 
 use super::collide::body_proximity;
 use super::stores::Stores;

@@ -16,7 +16,7 @@ use glam::DVec3;
 use rustc_hash::FxHashSet;
 
 /// Last axes kept beyond twice a step's pairs before they are pruned (see
-/// [`World::prune_last_axes`]).
+/// [`Stores::prune_last_axes`]).
 pub(super) const AXIS_SLACK: usize = 1024;
 
 /// Buffers of a step's seeding ([`Stores::seed_pairs`]).
@@ -237,7 +237,7 @@ impl Stores {
 
     /// Seeds the heap with the step's pairs (every body at `t0`): a pair whose bodies kept their
     /// trajectories since an earlier step keeps that step's bound (still a valid lower bound);
-    /// the others get a first bound ([`World::push_bound`]'s), computed on all cores (they are
+    /// the others get a first bound ([`Stores::push_bound`]'s), computed on all cores (they are
     /// independent) and pushed in pair order, so the heap is the same on any number of threads.
     ///
     /// With `stage_bounds` (the GPU or CPU-twin stages' f32 bound of each pair, from now), a

@@ -17,11 +17,11 @@ use glam::DVec3;
 
 /// A pair the previous contact step held takes this step's contacts from its tracked points
 /// while they moved less than this many ε_c relative to each other since they were measured
-/// (see [`World::measure_pairs`]). Tighter than `TRACKED_SLIDE`: the step's contacts decide
+/// (see [`Stores::measure_pairs`]). Tighter than `TRACKED_SLIDE`: the step's contacts decide
 /// which pairs are held for a whole step, where a local re-solve only chooses impulses.
 pub(super) const REUSED_SLIDE: f64 = 0.25;
 
-/// Floor of the restitution in [`World::resting_speed`]: contacts up to 10 microcollision speeds
+/// Floor of the restitution in [`Stores::resting_speed`]: contacts up to 10 microcollision speeds
 /// (1.4 m/s at ε_c = 1 mm) may be held, never faster ones.
 pub(super) const MIN_RESTING_RESTITUTION: f64 = 0.1;
 

@@ -56,7 +56,7 @@ pub struct Counts {
     /// Of those, the re-solves done inside a cluster that the event loop would otherwise have
     /// done one by one: a re-solve's cluster's rounds after its first, and every round of a
     /// collision's cluster (held pairs pushed short of their target at the same instant; see
-    /// `World::resolve_cluster`).
+    /// `Stores::resolve_cluster`).
     pub cluster_resolutions: u64,
     /// Broad-phase pairs at a step start that kept a bound from an earlier step (both bodies
     /// unchanged since) instead of being bounded afresh.
@@ -75,13 +75,13 @@ pub struct Counts {
     /// loop (the results are the one loop's either way).
     pub parallel_escapes: u64,
     /// Times the pairs' last separating axes were pruned to the current step's pairs (see
-    /// `World::prune_last_axes`).
+    /// `Stores::prune_last_axes`).
     pub pruned_axes: u64,
     /// Pairs whose contact points a contact step or a local re-solve took from the points
     /// tracked on their bodies (see [`TrackedPoint`]) instead of a proximity query.
     pub tracked_pairs: u64,
     /// Contact points times Gauss–Seidel sweeps, summed over contact steps: their work, in the
-    /// units of `resolve_point_sweeps` (see `World::adapt_step_length`).
+    /// units of `resolve_point_sweeps` (see `Stores::adapt_step_length`).
     pub step_point_sweeps: u64,
     /// Contact points times Gauss–Seidel sweeps, summed over local re-solves of held pairs.
     pub resolve_point_sweeps: u64,
@@ -103,7 +103,7 @@ pub struct Counts {
 }
 
 impl Counts {
-    /// Adds the event-loop counters of an island's world (all of them: the others are 0 there).
+    /// Adds the event-loop counters of an island's stores (all of them: the others are 0 there).
     pub(super) fn accumulate(&mut self, other: &Counts) {
         // Destructured, so that a counter added later cannot be forgotten here.
         let Counts {

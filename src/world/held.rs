@@ -14,21 +14,21 @@ use crate::resting_contact::{tracked_contacts, RestingContact, StepSettings};
 use glam::DVec3;
 use rustc_hash::FxHashSet;
 
-/// Most mid-step re-solves of one held pair in one contact step (see `World::resolve_held`).
+/// Most mid-step re-solves of one held pair in one contact step (see `Stores::resolve_held`).
 pub(super) const MAX_RESOLVES: u32 = 4;
 
 /// A held pair's tracked contact points stand in for a new query in a local re-solve while
 /// they moved less than this many ε_c relative to each other since the contact step (see
-/// [`World::resolve_held`]). A feature that was beyond `RESTING_MARGIN`·ε_c then is still
+/// [`Stores::resolve_held`]). A feature that was beyond `RESTING_MARGIN`·ε_c then is still
 /// beyond `RESTING_MARGIN − TRACKED_SLIDE` = 1 ε_c, twice the target, where a resting approach
 /// needs no impulse over a step. Without a limit, points far from where they started mislead
 /// the solve (docs/design.md, Held pairs and local re-solves).
 pub(super) const TRACKED_SLIDE: f64 = 1.0;
 
-/// Most held pairs in one local re-solve ([`World::resolve_held`]).
+/// Most held pairs in one local re-solve ([`Stores::resolve_held`]).
 pub(super) const MAX_LOCAL_PAIRS: usize = 256;
 
-/// Most rounds of local re-solves in one cluster ([`World::resolve_cluster`]); a cascade longer
+/// Most rounds of local re-solves in one cluster ([`Stores::resolve_cluster`]); a cascade longer
 /// than that goes on through the event loop, as every cascade did before clusters.
 pub(super) const MAX_CLUSTER_ROUNDS: usize = 16;
 
@@ -194,8 +194,10 @@ impl Stores {
             }
         }
         if !any {
-            // The caller bounds (a, b) from `s.points`, which the crossings gathered may have
-            // overwritten: measure (a, b) again (same states, same points as before).
+            // The caller bounds (a, b) from `s.points` and its last axis: the crossings
+            // gathered were measured into `s.points`, and the ring measured (a, b) with the
+            // resting margin (its last axis with it). Measure (a, b) again: same states, same
+            // points and axis as the caller's query.
             self.measure(a, b, &mut s.points);
         }
         any

@@ -10,7 +10,7 @@
 //! - a round takes the contact points approaching at least as fast as a collision (the resting
 //!   speed in constraint mode, the microcollision speed otherwise) at the round's start;
 //! - one active pair alone is resolved as an isolated collision (Mirtich & Canny §4, eq. 9, in
-//!   [`World::resolve_contacts`]);
+//!   [`Stores::resolve_contacts`]);
 //! - several are solved together: Bender & Schmitt 2006 §3.1's collision loop (Newton's law
 //!   u' = −e·u per point, targets fixed from the round's start velocities, accumulated normal
 //!   impulses kept ≥ 0) iterated to convergence, then Coulomb friction, each point's tangential

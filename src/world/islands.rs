@@ -6,15 +6,15 @@
 //! island. So the islands here are built from *limits* — each moving body's swept box grown by
 //! a margin (as far as a reversal of its present motion could take it over the step, plus ε_c
 //! and g·h²) — and an island's run stays valid only while every box its bodies get after an
-//! impulse or a wake-up lies inside that body's limit ([`World::set_box`]). Limits of different
+//! impulse or a wake-up lies inside that body's limit ([`Stores::set_box`]). Limits of different
 //! islands do not overlap, so then no body of one island can come near a body of another, and
 //! each island's events are exactly those the one loop would have processed, in the same order:
-//! the heap orders equal times by body index, and the island worlds number their bodies in the
+//! the heap orders equal times by body index, and the island stores number their bodies in the
 //! world's order. A run in which any body leaves its limit is void: every body is put back as
 //! it was and the one loop runs the step (`Counts::parallel_escapes`). Either way the results
 //! are the one loop's, on any number of threads (tested bit for bit).
 //!
-//! An island's world holds its islands' moving bodies (moved in, not copied: each body is in one
+//! An island's stores hold its islands' moving bodies (moved in, not copied: each body is in one
 //! island), copies of the fixed bodies their limits touch, their heap entries, held pairs and
 //! last separating axes, renumbered in the world's order. Islands are grouped by their heap
 //! entries (largest first, each to the least loaded group), two groups per thread.

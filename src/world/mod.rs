@@ -8,7 +8,7 @@
 //!    ([`swept_boxes`]), or both through the data-parallel stages ([`stage_seed`]);
 //! 3. **pair bounds** into the heap: a conservative lower bound on each pair's time of impact
 //!    ([`bounds`], computed by [`pair_bound`]);
-//! 4. **event loop** ([`World::run_event_loop`], on threads per group of islands where the step
+//! 4. **event loop** ([`Stores::run_event_loop`], on threads per group of islands where the step
 //!    splits, [`islands`]): pop the earliest entry, skip it if stale, advance its two bodies,
 //!    measure, and respond ([`collide`]; held pairs by local re-solves, [`held`]), re-bounding
 //!    every pair an impulse changed;
@@ -455,7 +455,7 @@ impl World {
             .sum()
     }
 
-    /// Number of pairs whose last separating axis is stored (see `World::prune_last_axes`):
+    /// Number of pairs whose last separating axis is stored (see `Stores::prune_last_axes`):
     /// at most about twice a step's broad-phase pairs plus a constant, however long the run.
     pub fn stored_axes(&self) -> usize {
         self.stores.pairs.bounds.last_axis.len()

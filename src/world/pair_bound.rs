@@ -239,7 +239,7 @@ pub(super) fn pair_matters(a: &Body, b: &Body) -> bool {
     (a.moves() || b.moves()) && (a.is_dynamic() || b.is_dynamic())
 }
 
-/// The bound [`World::push_bound`] pushes for bodies `a`, `b` (both at the same time), computed
+/// The bound [`Stores::push_bound`] pushes for bodies `a`, `b` (both at the same time), computed
 /// without touching the world, so that a step's many first bounds can be computed on all cores:
 /// along `axis` (the pair's last separating axis) if there is one, both are convex and their
 /// gap along it exceeds `band`, else from the bounding spheres with `epsilon`. `horizon`: the
@@ -315,7 +315,7 @@ pub(super) fn axis_gap(
         .then(|| -ba.collider.support(&ba.pose(), -n) - bb.collider.support(&bb.pose(), n))
 }
 
-/// Per-vertex extents of a pair along one axis (see [`World::axis_extents`]).
+/// Per-vertex extents of a pair along one axis (see [`Stores::axis_extents`]).
 pub(super) struct AxisExtents {
     lower: [Extent; crate::body::MAX_BOUND_VERTICES],
     upper: [Extent; crate::body::MAX_BOUND_VERTICES],

@@ -1,6 +1,6 @@
 //! The settings a world runs with: the engine's own configuration ([`WorldConfig`] and its
 //! choices [`Method`], [`RestingContactMode`], [`ContactPush`]), and [`Settings`], derived from
-//! it once, fixed for the whole run and cloned as a whole into the island worlds
+//! it once, fixed for the whole run and cloned as a whole into the island stores
 //! ([`super::islands`]).
 //!
 //! These are engine types: the scene format (`crate::scene`) reads its `[world]` table into a
@@ -93,7 +93,7 @@ pub(super) struct Settings {
     pub(super) epsilon: f64,
     /// Microcollision normal-speed threshold, sqrt(2 g ε_c) (Mirtich & Canny §4.5).
     pub(super) micro_speed: f64,
-    /// Shortest hop return accepted as a bound (see `World::schedule`).
+    /// Shortest hop return accepted as a bound (see `Stores::schedule`).
     pub(super) min_return_time: f64,
     /// Rest time before a supported, motionless body sleeps (s); 0: never.
     pub(super) sleep_time: f64,

@@ -52,7 +52,7 @@ pub(super) struct Clock {
     /// End of the present step (s).
     pub(super) frame_end: f64,
     /// Present contact step length h (s), within `settings.contact_step_range` (see
-    /// [`World::adapt_step_length`](super::World)).
+    /// [`Stores::adapt_step_length`](super::World)).
     pub(super) contact_step: f64,
     /// The step [t₀, t₁] whose start (contact step, joints) was done at the end of the last
     /// frame, so that the frame reports the velocities its impulses leave, and the bodies as
@@ -75,9 +75,9 @@ pub(super) struct Pairs {
     pub(super) boxes: Vec<Aabb>,
     /// Kept bounds and last separating axes ([`super::bounds`]).
     pub(super) bounds: BoundStore,
-    /// In an island's world: per body, the box it must stay inside (empty elsewhere).
+    /// In an island's stores: per body, the box it must stay inside (empty elsewhere).
     pub(super) limits: Vec<Aabb>,
-    /// In an island's world: a body's box left its limit, so the run is void.
+    /// In an island's stores: a body's box left its limit, so the run is void.
     pub(super) escaped: bool,
 }
 
@@ -91,7 +91,7 @@ pub(super) struct BoundStore {
     /// The previous step's `later`, consumed while seeding the next step.
     pub(super) earlier: FxHashMap<(u32, u32), PairEvent>,
     /// Per pair (a < b), the normal of its last proximity query: a separating axis to bound
-    /// the pair from when one of its bodies changes velocity (see [`World::push_bound`]).
+    /// the pair from when one of its bodies changes velocity (see [`Stores::push_bound`]).
     pub(super) last_axis: FxHashMap<(u32, u32), DVec3>,
 }
 

@@ -11,7 +11,7 @@ use glam::DVec3;
 
 impl Stores {
     /// Body `i`'s swept box changed mid-step (an impulse, a wake-up): stores it and enters it in
-    /// the grid. In an island's world, a box that is not inside the body's limit could reach
+    /// the grid. In an island's stores, a box that is not inside the body's limit could reach
     /// another island: the island's run is then void (`escaped`).
     pub(super) fn set_box(&mut self, i: usize, bx: Aabb) {
         if let Some(limit) = self.pairs.limits.get(i) {
