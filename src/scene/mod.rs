@@ -26,13 +26,15 @@ mod shape;
 mod table;
 
 pub use crate::body::Motion;
+/// The joints' kinds are the engine's, re-exported under the path the scene format has used.
+pub use crate::joints::JointKind;
 pub use crate::kinematic_path::PathSpec;
 pub use crate::mass_properties::PartMass;
 /// The `[world]` choices are engine types, spelled in scene files as `docs/scene-format.md` says
 /// (`parse` reads them); re-exported here under the paths the scene format has always used.
 pub use crate::world::{ContactPush, Method, RestingContactMode};
 pub use batch::{BatchSpec, Distribution, StateVector, Vary, VaryKey};
-pub use joints::{JointEnd, JointKind, JointSpec};
+pub use joints::{JointEnd, JointSpec};
 pub use lattice::{random_rotation, MAX_GENERATED_BODIES};
 
 use crate::material::{Material, MaterialError, MaterialPair, MaterialTable};

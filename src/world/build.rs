@@ -205,7 +205,8 @@ impl World {
             body.refresh_bounds();
             bodies.push(body);
         }
-        let joints = crate::joints::Joints::new(&scene.joints, &bodies);
+        let defs: Vec<crate::joints::JointDef> = scene.joints.iter().map(Into::into).collect();
+        let joints = crate::joints::Joints::new(&defs, &bodies);
         let mut settings = Settings::new(&scene.world.config(), materials);
         if !joints.is_empty() {
             // A collision's impulse moves its whole articulation, which an island's stores
