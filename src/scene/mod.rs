@@ -11,11 +11,13 @@
 //! - `inertia`: a body's `inertia`, principal moments or a full tensor;
 //! - `lattice`: the `[[lattices]]` generators;
 //! - `batch`: the `[batch]` table of `tumble batch`;
+//! - `build_world`: a [`World`](crate::world::World) built from a scene (`World::new`);
 //! - `shape`: `shape = { type = … }` tables;
 //! - `table`: the spanned-table reader they all use, which locates every error.
 
 mod batch;
 mod bodies;
+mod build_world;
 mod inertia;
 mod joints;
 mod lattice;
