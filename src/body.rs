@@ -7,13 +7,36 @@
 
 use crate::ballistic;
 use crate::kinematic_path::KinematicPath;
-use crate::narrow_phase::{Collider, Pose};
+use crate::narrow_phase::{box_corners, Collider, Pose};
+use crate::shape::Shape;
 use crate::toi_bound::MotionBound;
 use glam::{DMat3, DQuat, DVec3};
 use std::sync::Arc;
 
 /// Polytopes with more vertices than this use the support-function TOI bound instead.
 pub const MAX_BOUND_VERTICES: usize = 16;
+
+/// Body-frame vertices of a polytope shape for the per-vertex TOI bound (see
+/// [`crate::toi_bound::EnvelopeBound`]); empty for curved shapes and large hulls.
+pub(crate) fn bound_vertices(shape: &Shape, shape_to_body: &Pose) -> Vec<DVec3> {
+    match shape {
+        Shape::Box { half_extents } => box_corners(
+            shape_to_body.position,
+            shape_to_body.orientation,
+            *half_extents,
+        )
+        .to_vec(),
+        Shape::Convex { vertices }
+        | Shape::Mesh {
+            collision: crate::mesh::MeshCollision::Hull { vertices },
+            ..
+        } if vertices.len() <= MAX_BOUND_VERTICES => vertices
+            .iter()
+            .map(|v| shape_to_body.position + shape_to_body.orientation * *v)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
 
 /// How a body moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -21,17 +21,59 @@ mod dense;
 mod solve;
 
 use crate::body::Body;
-use crate::scene::{JointEnd, JointKind, JointSpec};
 use crate::union_find::UnionFind;
 use glam::{DQuat, DVec3};
 use rustc_hash::FxHashSet;
 
 pub use solve::{JOINT_TOLERANCE, MAX_JOINT_SOLVES};
 
+/// The kind of a joint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JointKind {
+    /// The anchor points coincide; any relative rotation.
+    Ball,
+    /// The anchor points coincide and the bodies turn only about the axis.
+    Hinge,
+    /// No relative rotation; the anchor points move only along the axis.
+    Slider,
+    /// No relative motion at all.
+    Fixed,
+}
+
+impl JointKind {
+    /// The kind's name, as scene files spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JointKind::Ball => "ball",
+            JointKind::Hinge => "hinge",
+            JointKind::Slider => "slider",
+            JointKind::Fixed => "fixed",
+        }
+    }
+}
+
+/// A joint as [`Joints::new`] takes it: world coordinates at t = 0, whatever it was read from
+/// (the scene module converts its `[[joints]]` records into these).
+#[derive(Clone, Debug, PartialEq)]
+pub struct JointDef {
+    /// Its name, kept for reports.
+    pub name: String,
+    /// Its kind.
+    pub kind: JointKind,
+    /// The two ends: body indices, `None` for the fixed world frame (never both the same).
+    pub bodies: [Option<usize>; 2],
+    /// The anchor (m, world at t = 0).
+    pub anchor: DVec3,
+    /// Unit axis (world at t = 0) of a hinge or a slider; `None` otherwise.
+    pub axis: Option<DVec3>,
+    /// Optional limits `[lower, upper]`: rad for a hinge, m for a slider.
+    pub limits: Option<[f64; 2]>,
+}
+
 /// One joint as the world holds it: everything in the two bodies' own frames.
 #[derive(Clone, Debug)]
 pub struct Joint {
-    /// Its scene name.
+    /// Its name.
     pub name: String,
     /// Its kind.
     pub kind: JointKind,
@@ -69,15 +111,11 @@ pub struct Joints {
 }
 
 impl Joints {
-    /// The world's joints from the scene's, with `bodies` at their initial states.
-    pub fn new(specs: &[JointSpec], bodies: &[Body]) -> Joints {
-        let end = |e: JointEnd| match e {
-            JointEnd::World => None,
-            JointEnd::Body(i) => Some(i),
-        };
-        let mut joints = Vec::with_capacity(specs.len());
-        for s in specs {
-            let (a, b) = (end(s.bodies[0]), end(s.bodies[1]));
+    /// The world's joints from their definitions, with `bodies` at their initial states.
+    pub fn new(defs: &[JointDef], bodies: &[Body]) -> Joints {
+        let mut joints = Vec::with_capacity(defs.len());
+        for s in defs {
+            let [a, b] = s.bodies;
             let axis = s.axis.unwrap_or(DVec3::Z);
             let normal = axis.any_orthonormal_vector();
             let local = |i: Option<usize>, p: DVec3| match i {

@@ -6,11 +6,10 @@
 //! Gauss–Seidel over a chain of links converges slowly.
 
 use super::dense::Cholesky;
-use super::{anchor, turned, Joint, Joints};
+use super::{anchor, turned, Joint, JointKind, Joints};
 use crate::ballistic;
 use crate::body::Body;
 use crate::constraint_row::{apply, fill_couplings, velocity, End};
-use crate::scene::JointKind;
 use glam::{DMat3, DQuat, DVec3};
 
 /// A joint's predicted anchor mismatch (m) or angle (rad) below which the prediction is done.

@@ -4,34 +4,10 @@
 use super::table::Tab;
 use super::{BodySpec, SceneError};
 use crate::body::Motion;
+use crate::joints::{JointDef, JointKind};
 use glam::DVec3;
 use toml::de::DeValue;
 use toml::Spanned;
-
-/// The kind of a joint.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum JointKind {
-    /// The anchor points coincide; any relative rotation.
-    Ball,
-    /// The anchor points coincide and the bodies turn only about the axis.
-    Hinge,
-    /// No relative rotation; the anchor points move only along the axis.
-    Slider,
-    /// No relative motion at all.
-    Fixed,
-}
-
-impl JointKind {
-    /// The scene's name of the kind.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            JointKind::Ball => "ball",
-            JointKind::Hinge => "hinge",
-            JointKind::Slider => "slider",
-            JointKind::Fixed => "fixed",
-        }
-    }
-}
 
 /// One side of a joint: a body (index into the scene's bodies) or the world.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +36,24 @@ pub struct JointSpec {
     pub limits: Option<[f64; 2]>,
     /// Where it was defined ("scene.toml:12").
     pub origin: String,
+}
+
+impl From<&JointSpec> for JointDef {
+    /// The engine's definition of the joint: the file's record less where it was written.
+    fn from(spec: &JointSpec) -> JointDef {
+        let end = |e: JointEnd| match e {
+            JointEnd::World => None,
+            JointEnd::Body(i) => Some(i),
+        };
+        JointDef {
+            name: spec.name.clone(),
+            kind: spec.kind,
+            bodies: spec.bodies.map(end),
+            anchor: spec.anchor,
+            axis: spec.axis,
+            limits: spec.limits,
+        }
+    }
 }
 
 /// Reads `[[joints]]` of `root` against `bodies`.

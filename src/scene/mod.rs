@@ -11,11 +11,13 @@
 //! - `inertia`: a body's `inertia`, principal moments or a full tensor;
 //! - `lattice`: the `[[lattices]]` generators;
 //! - `batch`: the `[batch]` table of `tumble batch`;
+//! - `build_world`: a [`World`](crate::world::World) built from a scene (`World::new`);
 //! - `shape`: `shape = { type = … }` tables;
 //! - `table`: the spanned-table reader they all use, which locates every error.
 
 mod batch;
 mod bodies;
+mod build_world;
 mod inertia;
 mod joints;
 mod lattice;
@@ -26,13 +28,15 @@ mod shape;
 mod table;
 
 pub use crate::body::Motion;
+/// The joints' kinds are the engine's, re-exported under the path the scene format has used.
+pub use crate::joints::JointKind;
 pub use crate::kinematic_path::PathSpec;
 pub use crate::mass_properties::PartMass;
 /// The `[world]` choices are engine types, spelled in scene files as `docs/scene-format.md` says
 /// (`parse` reads them); re-exported here under the paths the scene format has always used.
 pub use crate::world::{ContactPush, Method, RestingContactMode};
 pub use batch::{BatchSpec, Distribution, StateVector, Vary, VaryKey};
-pub use joints::{JointEnd, JointKind, JointSpec};
+pub use joints::{JointEnd, JointSpec};
 pub use lattice::{random_rotation, MAX_GENERATED_BODIES};
 
 use crate::material::{Material, MaterialError, MaterialPair, MaterialTable};

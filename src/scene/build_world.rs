@@ -1,0 +1,201 @@
+//! Building a world from a scene: each `[[bodies]]` record's mass properties and principal
+//! frame, its collider and its initial state, the joints, and the check that no two bodies
+//! overlap at the start, every error named by file, line and body.
+//!
+//! The world itself is built from what this makes ([`World::from_bodies`]): the engine knows
+//! nothing of scene files, so this constructor of the world lives with the file format.
+
+use super::{BodySpec, InertiaSpec, MassSpec, Scene, SceneError};
+use crate::body::{bound_vertices, Body, Motion};
+use crate::joints::{JointDef, Joints};
+use crate::mass_properties::{
+    compound_mass_properties, mass_properties, principal_axes, MassProperties, PartMass,
+};
+use crate::narrow_phase::{Collider, Pose};
+use crate::shape::Shape;
+use crate::world::World;
+use glam::{DMat3, DQuat, DVec3};
+
+/// A dynamic body's mass, centre of mass and inertia tensor about it, in the shape's frame: the
+/// shape's unit-density properties scaled to the body's mass or density, or the sum of a
+/// compound's parts each at its own mass or density.
+fn body_mass_properties(spec: &BodySpec) -> Result<(f64, DVec3, DMat3), crate::shape::ShapeError> {
+    let parts = |masses: &[PartMass]| match &spec.shape {
+        Shape::Compound { parts } => compound_mass_properties(parts, masses),
+        other => Err(crate::shape::ShapeError::NotAllowed(format!(
+            "per-part masses are for compounds only (got a {})",
+            other.type_name()
+        ))),
+    };
+    let scaled = |unit: MassProperties, mass: f64| {
+        let scale = mass / unit.mass;
+        (mass, unit.center_of_mass, unit.inertia * scale)
+    };
+    Ok(match &spec.mass {
+        MassSpec::Mass(m) => scaled(mass_properties(&spec.shape, 1.0)?, *m),
+        MassSpec::Density(rho) => {
+            let unit = mass_properties(&spec.shape, 1.0)?;
+            let mass = rho * unit.mass;
+            scaled(unit, mass)
+        }
+        MassSpec::Parts(masses) => {
+            let mp = parts(masses)?;
+            (mp.mass, mp.center_of_mass, mp.inertia)
+        }
+    })
+}
+
+/// An error of one body, named by where it was defined and its name.
+fn body_error(body: &BodySpec, msg: impl std::fmt::Display) -> SceneError {
+    SceneError {
+        message: format!("{}: body \"{}\": {}", body.origin, body.name, msg),
+    }
+}
+
+impl World {
+    /// Builds the world from a validated scene: mass properties, principal frames, colliders,
+    /// and a check that no two bodies overlap at the start.
+    pub fn new(scene: &Scene) -> Result<World, SceneError> {
+        let materials = scene.material_table()?;
+        let mut bodies = Vec::with_capacity(scene.bodies.len());
+        for spec in &scene.bodies {
+            let material = materials.index(&spec.material).ok_or_else(|| {
+                body_error(spec, format!("unknown material \"{}\"", spec.material))
+            })?;
+            let is_plane = matches!(spec.shape, Shape::Plane { .. });
+            if is_plane && spec.motion != Motion::Fixed {
+                return Err(body_error(spec, "a plane must be a fixed body"));
+            }
+            // Body frame: centre of mass and principal axes for dynamic bodies; the shape frame
+            // itself for fixed and kinematic ones (a kinematic body spins about its own origin).
+            let (com, axes, inv_mass, inertia) = if spec.motion == Motion::Dynamic {
+                let (mass, com, tensor) =
+                    body_mass_properties(spec).map_err(|e| body_error(spec, e))?;
+                let (moments, axes) = match spec.inertia {
+                    // Moments along the axes of the shape's own tensor.
+                    Some(InertiaSpec::Principal(given)) => (given, principal_axes(tensor).1),
+                    // Moments and axes both from the given tensor (a rattleback's axes turned
+                    // against its shape).
+                    Some(InertiaSpec::Tensor(given)) => principal_axes(given),
+                    None => principal_axes(tensor),
+                };
+                let valid = mass > 0.0
+                    && mass.is_finite()
+                    && moments.min_element() > 0.0
+                    && moments.is_finite();
+                if !valid {
+                    return Err(body_error(
+                        spec,
+                        format!("mass {mass} and inertia {moments} must be finite and > 0"),
+                    ));
+                }
+                (com, axes, 1.0 / mass, moments)
+            } else {
+                (DVec3::ZERO, DQuat::IDENTITY, 0.0, DVec3::INFINITY)
+            };
+            let shape_to_body = Pose {
+                position: axes.inverse() * -com,
+                orientation: axes.inverse(),
+            };
+            let collider =
+                Collider::new(&spec.shape, shape_to_body).map_err(|e| body_error(spec, e))?;
+            let q_user = spec.orientation.normalize();
+            let offset = q_user * com;
+            let path = match &spec.path {
+                None => None,
+                Some(_) if spec.motion != Motion::Kinematic => {
+                    return Err(body_error(spec, "only a kinematic body may follow a path"));
+                }
+                Some(_) if spec.velocity != DVec3::ZERO || spec.angular_velocity != DVec3::ZERO => {
+                    return Err(body_error(
+                        spec,
+                        "a body on a path takes its velocities from the path: velocity and \
+                         angular_velocity must be zero",
+                    ));
+                }
+                // A kinematic body's body frame is its shape frame (com = 0, axes = identity).
+                Some(p) => {
+                    p.validate().map_err(|e| body_error(spec, e))?;
+                    Some(std::sync::Arc::new(
+                        crate::kinematic_path::KinematicPath::new(p.clone(), spec.position, q_user),
+                    ))
+                }
+            };
+            let mut body = Body {
+                name: spec.name.clone(),
+                motion: spec.motion,
+                time: 0.0,
+                position: spec.position + offset,
+                orientation: (q_user * axes).normalize(),
+                velocity: if spec.motion == Motion::Fixed {
+                    DVec3::ZERO
+                } else {
+                    spec.velocity + spec.angular_velocity.cross(offset)
+                },
+                angular_velocity: if spec.motion == Motion::Fixed {
+                    DVec3::ZERO
+                } else {
+                    spec.angular_velocity
+                },
+                inv_mass,
+                inertia,
+                inv_inertia: if spec.motion == Motion::Dynamic {
+                    1.0 / inertia
+                } else {
+                    DVec3::ZERO
+                },
+                version: 0,
+                spin: crate::ballistic::SpinBound::speed_only(0.0),
+                symmetry_axis: collider.symmetry_axis(),
+                bounding_radius: collider.bounding_radius(),
+                rotation_radius: collider.rotation_radius(),
+                convex: spec.shape.is_one_convex(),
+                vertices: bound_vertices(&spec.shape, &shape_to_body),
+                collider,
+                material,
+                com_in_shape: com,
+                principal_axes: axes,
+                asleep: false,
+                rest_anchor: (DVec3::ZERO, DQuat::IDENTITY, 0.0),
+                supported_at: f64::NEG_INFINITY,
+                push: Default::default(),
+                path,
+            };
+            if let Some(path) = &body.path {
+                let s = path.state_at(0.0);
+                (body.position, body.orientation) = (s.position, s.orientation);
+                (body.velocity, body.angular_velocity) = (s.velocity, s.angular_velocity);
+            }
+            body.rest_anchor = (body.position, body.orientation, 0.0);
+            body.refresh_bounds();
+            bodies.push(body);
+        }
+        let joints: Vec<JointDef> = scene.joints.iter().map(JointDef::from).collect();
+        let joints = Joints::new(&joints, &bodies);
+        let mut world = World::from_bodies(bodies, joints, &scene.world.config(), materials);
+        let overlaps = world.initial_overlaps();
+        if overlaps.is_empty() {
+            return Ok(world);
+        }
+        let n = overlaps.len();
+        let named: Vec<String> = overlaps
+            .iter()
+            .take(10)
+            .map(|&(a, b, depth)| {
+                format!(
+                    "\"{}\" and \"{}\" overlap by {:.3e} m",
+                    scene.bodies[a].name, scene.bodies[b].name, depth
+                )
+            })
+            .collect();
+        Err(SceneError {
+            message: format!(
+                "{}: {} pair(s) of bodies overlap at t = 0: {}{}",
+                scene.source.display(),
+                n,
+                named.join("; "),
+                if n > 10 { "; …" } else { "" }
+            ),
+        })
+    }
+}
