@@ -2,6 +2,8 @@
 //! time order from the heap, stale ones skipped, each pair's response ([`super::collide`]); then
 //! every body advanced to the step's end.
 
+#[cfg(feature = "parallelism-probe")]
+use super::parallelism_probe;
 use super::stores::Stores;
 use super::Scratch;
 use super::SimError;

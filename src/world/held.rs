@@ -261,49 +261,15 @@ impl Stores {
         ring: &mut Ring,
     ) -> usize {
         let eps = self.settings.epsilon;
+        self.list_ring(seeds, ring);
         let Ring {
             pairs,
-            listed,
-            frontier,
-            next,
             contacts,
             before,
             pushed,
             points,
             ..
         } = ring;
-        pairs.clear();
-        // Which pairs are in already: a set beside the list, whose order is the solve's (a
-        // linear search of up to `MAX_LOCAL_PAIRS` pairs per visit is too slow).
-        listed.clear();
-        for &(a, b, tries) in seeds {
-            if pairs.len() < MAX_LOCAL_PAIRS && listed.insert((a, b)) {
-                pairs.push((a, b));
-            }
-            frontier.clear();
-            frontier.extend(
-                [a, b]
-                    .into_iter()
-                    .filter(|&i| self.bodies[i].is_awake_dynamic()),
-            );
-            for _ in 0..tries {
-                next.clear();
-                for &i in frontier.iter() {
-                    for &(x, y) in &self.contacts.held.by_body[i] {
-                        let (x, y) = (x as usize, y as usize);
-                        if pairs.len() < MAX_LOCAL_PAIRS && listed.insert((x, y)) {
-                            pairs.push((x, y));
-                            let other = if x == i { y } else { x };
-                            if self.bodies[other].is_awake_dynamic() {
-                                next.push(other);
-                            }
-                        }
-                    }
-                }
-                // The next ring's bodies become the frontier (a double buffer).
-                std::mem::swap(frontier, next);
-            }
-        }
         contacts.clear();
         let margin = RESTING_MARGIN * eps;
         for &(x, y) in pairs.iter() {
@@ -386,6 +352,51 @@ impl Stores {
             self.stats.counts.held_resolutions += 1;
         }
         count
+    }
+
+    /// The pairs of the rings around `seeds` into `ring.pairs`, in the solve's order: each
+    /// seed, then on each of its tries the held pairs of the frontier's bodies, at most
+    /// `MAX_LOCAL_PAIRS` in all (see [`Self::solve_rings`]).
+    fn list_ring(&self, seeds: &[(usize, usize, u32)], ring: &mut Ring) {
+        let Ring {
+            pairs,
+            listed,
+            frontier,
+            next,
+            ..
+        } = ring;
+        pairs.clear();
+        // Which pairs are in already: a set beside the list, whose order is the solve's (a
+        // linear search of up to `MAX_LOCAL_PAIRS` pairs per visit is too slow).
+        listed.clear();
+        for &(a, b, tries) in seeds {
+            if pairs.len() < MAX_LOCAL_PAIRS && listed.insert((a, b)) {
+                pairs.push((a, b));
+            }
+            frontier.clear();
+            frontier.extend(
+                [a, b]
+                    .into_iter()
+                    .filter(|&i| self.bodies[i].is_awake_dynamic()),
+            );
+            for _ in 0..tries {
+                next.clear();
+                for &i in frontier.iter() {
+                    for &(x, y) in &self.contacts.held.by_body[i] {
+                        let (x, y) = (x as usize, y as usize);
+                        if pairs.len() < MAX_LOCAL_PAIRS && listed.insert((x, y)) {
+                            pairs.push((x, y));
+                            let other = if x == i { y } else { x };
+                            if self.bodies[other].is_awake_dynamic() {
+                                next.push(other);
+                            }
+                        }
+                    }
+                }
+                // The next ring's bodies become the frontier (a double buffer).
+                std::mem::swap(frontier, next);
+            }
+        }
     }
 
     /// The held pairs a local re-solve at `t` pushed, which the event loop would re-solve at

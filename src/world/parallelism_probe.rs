@@ -86,10 +86,9 @@ pub(super) fn report(from: f64) {
                 p.chain
             );
         }
-        let before = std::mem::take(&mut p.before);
-        *p = Probe {
-            before,
-            ..Probe::default()
-        };
+        // The next half second starts afresh (the bodies' snapshot is taken at each event).
+        p.finish.clear();
+        p.depth.clear();
+        (p.makespan, p.chain, p.events, p.cost) = (0.0, 0, 0, 0.0);
     });
 }
