@@ -4,16 +4,20 @@
 //! targets and hop returns), and the heap pushes. See `docs/design.md`, The contact band.
 
 use super::contact_band::{BAND_STEP, ZENO_GAP};
+use super::counts::Counts;
 use super::pair_bound::pair_axis_extents;
 use super::pair_bound::{axis_gap, first_bound, pair_band, pair_matters, AxisExtents, FirstBound};
-use super::stores::Stores;
+use super::settings::Settings;
+use super::stores::{Pairs, Stores};
+use crate::body::Body;
+use crate::joints::Joints;
 use crate::narrow_phase::ContactPoint;
 
 use crate::event_heap::{BoundKind, PairEvent};
 use crate::stages;
 use crate::toi_bound::DistanceBound;
 use glam::DVec3;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Last axes kept beyond twice a step's pairs before they are pruned (see
 /// [`Stores::prune_last_axes`]).
@@ -26,6 +30,43 @@ pub(super) struct Seeding {
     pub(super) fresh_pairs: Vec<(usize, usize, usize)>,
     /// Those pairs' first bounds.
     pub(super) fresh_bounds: Vec<FirstBound>,
+}
+
+/// What the bound policy reads and never writes: the bodies, the settings, the pairs a contact
+/// step holds (their band is narrower), the joints (a jointed pair is never bounded) and the
+/// step's end. The policy writes only the pairs store and the counters.
+pub(super) struct BoundInputs<'a> {
+    pub(super) bodies: &'a [Body],
+    pub(super) settings: &'a Settings,
+    pub(super) held: &'a FxHashMap<(u32, u32), (u32, u32)>,
+    pub(super) joints: &'a Joints,
+    /// End of the present step (s).
+    pub(super) frame_end: f64,
+}
+
+impl BoundInputs<'_> {
+    /// The contact band of pair (a, b): ε_c, or `HELD_BAND`·ε_c while a contact step holds it.
+    fn band(&self, a: usize, b: usize) -> f64 {
+        pair_band(self.held, self.settings.epsilon, a, b)
+    }
+
+    /// Normal relative velocity of the contact point (negative: approaching).
+    fn normal_speed(&self, a: usize, b: usize, p: &ContactPoint) -> f64 {
+        let u =
+            self.bodies[a].point_velocity(p.position) - self.bodies[b].point_velocity(p.position);
+        u.dot(p.normal)
+    }
+
+    /// The extents of a (from below) and b (from above) along the axis `n` (from b to a).
+    fn axis_extents(&self, a: usize, b: usize, n: DVec3, horizon: f64) -> AxisExtents {
+        pair_axis_extents(
+            &self.bodies[a],
+            &self.bodies[b],
+            self.settings.gravity,
+            n,
+            horizon,
+        )
+    }
 }
 
 impl Stores {
@@ -57,75 +98,31 @@ impl Stores {
         pair_matters(&self.bodies[i], &self.bodies[j]) && !self.joints.joined(i, j)
     }
 
-    /// Pushes a bound for pair (a, b), both at time `t`, without a proximity query: along the
-    /// pair's last separating axis when both are convex and that far apart along it (the gap
-    /// along any axis never exceeds the distance, by the separating-axis theorem, so the
-    /// envelope bound of [`Self::push_fine`] from that gap is conservative), else from the
-    /// bounding spheres. After an impulse every pair around the body needs a new bound; most
-    /// of them are still well apart along the axis they were last measured on, and are spared
-    /// the query the sphere bound would trigger at once.
+    /// The pairs store and the counters, which the bound policy writes, and what it reads.
+    pub(super) fn bound_parts(&mut self) -> (&mut Pairs, &mut Counts, BoundInputs<'_>) {
+        let inputs = BoundInputs {
+            bodies: &self.bodies,
+            settings: &self.settings,
+            held: &self.contacts.held.pairs,
+            joints: &self.joints,
+            frame_end: self.clock.frame_end,
+        };
+        (&mut self.pairs, &mut self.stats.counts, inputs)
+    }
+
+    /// [`Pairs::push_bound`] for pair (a, b) at `t`.
     pub(super) fn push_bound(&mut self, a: usize, b: usize, t: f64) {
-        let axis = self
-            .pairs
-            .bounds
-            .last_axis
-            .get(&(a as u32, b as u32))
-            .copied();
-        let band = self.band(a, b);
-        let bound = first_bound(
-            &self.bodies[a],
-            &self.bodies[b],
-            axis,
-            self.settings.gravity,
-            self.settings.epsilon,
-            band,
-            self.clock.frame_end - t,
-        );
-        self.push_first_bound(a, b, t, bound);
+        let (pairs, counts, inputs) = self.bound_parts();
+        pairs.push_bound(&inputs, counts, (a, b), t);
     }
 
-    /// Pushes pair (a, b)'s first bound `bound`, computed at time `t`, and counts it.
-    pub(super) fn push_first_bound(&mut self, a: usize, b: usize, t: f64, bound: FirstBound) {
-        let (dt, keep) = match bound {
-            FirstBound::Axis(dt, keep) => {
-                self.stats.counts.axis_bounds += 1;
-                (dt, keep)
-            }
-            FirstBound::Spheres(dt) | FirstBound::Stage(dt) => (dt, true),
-            FirstBound::None => return,
-        };
-        self.stats.counts.toi_bounds += 1;
-        self.push_kept(a, b, t + dt, BoundKind::Coarse, keep);
-    }
-
+    /// [`Pairs::push`] for pair (a, b).
     pub(super) fn push(&mut self, a: usize, b: usize, time: f64, kind: BoundKind) {
-        self.push_kept(a, b, time, kind, true);
+        let (pairs, _, inputs) = self.bound_parts();
+        pairs.push(&inputs, a, b, time, kind);
     }
 
-    /// Pushes a bound that holds from now until `time`; one beyond the step's end is kept for
-    /// the next steps if `keep`.
-    pub(super) fn push_kept(&mut self, a: usize, b: usize, time: f64, kind: BoundKind, keep: bool) {
-        if self.joints.joined(a, b) {
-            return; // jointed bodies do not collide with each other
-        }
-        #[cfg(test)]
-        self.watch_pushed(a, b);
-        let event = PairEvent {
-            time,
-            a: a as u32,
-            b: b as u32,
-            version_a: self.bodies[a].version,
-            version_b: self.bodies[b].version,
-            kind,
-        };
-        if time < self.clock.frame_end {
-            self.pairs.heap.push(event);
-        } else if keep {
-            self.pairs.bounds.later.insert((a as u32, b as u32), event);
-        }
-    }
-
-    /// Pushes a bound for (a, b) from the proximity just measured (`d`, `points`).
+    /// [`Pairs::push_fine`] for pair (a, b) just measured at distance `d` with `points`.
     pub(super) fn push_fine(
         &mut self,
         a: usize,
@@ -134,30 +131,151 @@ impl Stores {
         t: f64,
         points: &[ContactPoint],
     ) {
-        self.stats.counts.toi_bounds += 1;
-        let eps = self.band(a, b);
+        let (pairs, counts, inputs) = self.bound_parts();
+        pairs.push_fine(&inputs, counts, (a, b), (d, t), points);
+    }
+
+    /// [`Pairs::seed_pairs`] for the step's `pairs` from `t0`.
+    pub(super) fn seed_pairs(
+        &mut self,
+        pairs: &[(usize, usize)],
+        stage_bounds: Option<&[f32]>,
+        t0: f64,
+        seeding: &mut Seeding,
+    ) {
+        let (store, counts, inputs) = self.bound_parts();
+        store.seed_pairs(pairs, stage_bounds, t0, (&inputs, counts, seeding));
+    }
+}
+
+/// The bound policy over the pairs store: each push reads [`BoundInputs`] and counts in `counts`.
+impl Pairs {
+    /// Pushes a bound for pair (a, b), both at time `t`, without a proximity query: along the
+    /// pair's last separating axis when both are convex and that far apart along it (the gap
+    /// along any axis never exceeds the distance, by the separating-axis theorem, so the
+    /// envelope bound of [`Self::push_fine`] from that gap is conservative), else from the
+    /// bounding spheres. After an impulse every pair around the body needs a new bound; most
+    /// of them are still well apart along the axis they were last measured on, and are spared
+    /// the query the sphere bound would trigger at once.
+    pub(super) fn push_bound(
+        &mut self,
+        inputs: &BoundInputs<'_>,
+        counts: &mut Counts,
+        (a, b): (usize, usize),
+        t: f64,
+    ) {
+        let axis = self.bounds.last_axis.get(&(a as u32, b as u32)).copied();
+        let band = inputs.band(a, b);
+        let bound = first_bound(
+            &inputs.bodies[a],
+            &inputs.bodies[b],
+            axis,
+            inputs.settings.gravity,
+            inputs.settings.epsilon,
+            band,
+            inputs.frame_end - t,
+        );
+        self.push_first_bound(inputs, counts, (a, b), t, bound);
+    }
+
+    /// Pushes pair (a, b)'s first bound `bound`, computed at time `t`, and counts it.
+    pub(super) fn push_first_bound(
+        &mut self,
+        inputs: &BoundInputs<'_>,
+        counts: &mut Counts,
+        (a, b): (usize, usize),
+        t: f64,
+        bound: FirstBound,
+    ) {
+        let (dt, keep) = match bound {
+            FirstBound::Axis(dt, keep) => {
+                counts.axis_bounds += 1;
+                (dt, keep)
+            }
+            FirstBound::Spheres(dt) | FirstBound::Stage(dt) => (dt, true),
+            FirstBound::None => return,
+        };
+        counts.toi_bounds += 1;
+        self.push_kept(inputs, (a, b), t + dt, BoundKind::Coarse, keep);
+    }
+
+    /// Pushes a bound that holds from now until `time`, kept across steps if beyond this one.
+    pub(super) fn push(
+        &mut self,
+        inputs: &BoundInputs<'_>,
+        a: usize,
+        b: usize,
+        time: f64,
+        kind: BoundKind,
+    ) {
+        self.push_kept(inputs, (a, b), time, kind, true);
+    }
+
+    /// Pushes a bound that holds from now until `time`; one beyond the step's end is kept for
+    /// the next steps if `keep`.
+    pub(super) fn push_kept(
+        &mut self,
+        inputs: &BoundInputs<'_>,
+        (a, b): (usize, usize),
+        time: f64,
+        kind: BoundKind,
+        keep: bool,
+    ) {
+        if inputs.joints.joined(a, b) {
+            return; // jointed bodies do not collide with each other
+        }
+        #[cfg(test)]
+        self.watch_pushed(inputs.bodies, a, b);
+        let event = PairEvent {
+            time,
+            a: a as u32,
+            b: b as u32,
+            version_a: inputs.bodies[a].version,
+            version_b: inputs.bodies[b].version,
+            kind,
+        };
+        if time < inputs.frame_end {
+            self.heap.push(event);
+        } else if keep {
+            self.bounds.later.insert((a as u32, b as u32), event);
+        }
+    }
+
+    /// Pushes a bound for (a, b) from the proximity just measured (`d`, `points`).
+    pub(super) fn push_fine(
+        &mut self,
+        inputs: &BoundInputs<'_>,
+        counts: &mut Counts,
+        (a, b): (usize, usize),
+        (d, t): (f64, f64),
+        points: &[ContactPoint],
+    ) {
+        counts.toi_bounds += 1;
+        let eps = inputs.band(a, b);
         let within = d <= eps;
         // A held pair approaching inside its band was just re-solved (or found to need no
         // impulse: its step-mean motion keeps it apart); it is bounded like any other.
-        if within && eps >= self.settings.epsilon {
+        if within && eps >= inputs.settings.epsilon {
             let approaching = points
                 .iter()
                 .filter(|p| p.separation <= eps)
-                .any(|p| self.normal_speed(a, b, p) < -1e-12);
+                .any(|p| inputs.normal_speed(a, b, p) < -1e-12);
             if approaching {
-                self.push(a, b, t, BoundKind::Fine);
+                self.push(inputs, a, b, t, BoundKind::Fine);
                 return;
             }
         }
         let n = points.first().map_or(DVec3::Z, |p| p.normal);
         let mut lasting = true;
-        let dt = if self.bodies[a].convex && self.bodies[b].convex {
-            let extents = self.axis_extents(a, b, n, self.clock.frame_end - t);
+        let dt = if inputs.bodies[a].convex && inputs.bodies[b].convex {
+            let extents = inputs.axis_extents(a, b, n, inputs.frame_end - t);
             lasting = extents.lasting();
             // The envelope's own value now; it may differ from the measured distance by the
             // rounding of the two geometric routes, so targets are set relative to it.
             let gap = extents.envelope().gap();
-            self.schedule(
+            Self::schedule(
+                counts,
+                inputs.settings.min_return_time,
                 d,
                 eps,
                 |x| extents.time_to(gap + (x - d)),
@@ -165,16 +283,23 @@ impl Stores {
             )
         } else {
             let (ma, mb) = (
-                self.bodies[a].motion_bound(self.settings.gravity),
-                self.bodies[b].motion_bound(self.settings.gravity),
+                inputs.bodies[a].motion_bound(inputs.settings.gravity),
+                inputs.bodies[b].motion_bound(inputs.settings.gravity),
             );
             let bound = DistanceBound::isotropic(d, &ma, &mb);
-            self.schedule(d, eps, |x| bound.time_to(x), || bound.return_time())
+            Self::schedule(
+                counts,
+                inputs.settings.min_return_time,
+                d,
+                eps,
+                |x| bound.time_to(x),
+                || bound.return_time(),
+            )
         };
         // Only a bound from outside the band is kept across steps: a pair inside it is
         // measured afresh at every step start, as when no bound was kept at all (the band's
         // small steps track a resting contact, and re-measuring it then costs little).
-        self.push_kept(a, b, t + dt, BoundKind::Fine, d > eps && lasting);
+        self.push_kept(inputs, (a, b), t + dt, BoundKind::Fine, d > eps && lasting);
     }
 
     /// When to measure a pair at distance `d` again, given its bound as `reach(x)` (the first
@@ -182,7 +307,8 @@ impl Stores {
     /// `d`, evaluated only when needed): farther than ε_c, when it could reach ε_c/2; inside the contact band, at the hop's
     /// landing if that is not implausibly soon, else after a band step (see the module doc).
     pub(super) fn schedule(
-        &mut self,
+        counts: &mut Counts,
+        min_return_time: f64,
         d: f64,
         eps: f64,
         reach: impl Fn(f64) -> f64,
@@ -193,46 +319,30 @@ impl Stores {
         }
         // Only inside the band is the return time needed (it costs as much as `reach`).
         let back = back();
-        if back > 0.0 && back >= self.settings.min_return_time {
+        if back > 0.0 && back >= min_return_time {
             back
         } else {
-            self.stats.counts.band_steps += 1;
-            reach(Self::band_target(d, eps))
-        }
-    }
-
-    /// Where a pair inside the contact band may be allowed to get before it is measured again:
-    /// ε_c/16 closer, but never more than half way to contact while apart, so no sequence of
-    /// such steps can push a pair into overlap. Within `ZENO_GAP`·ε_c of contact the target is
-    /// that much closer instead (an overlap of at most 1 µm at ε_c = 1 mm): halving the gap
-    /// there is Zeno's sequence, while a fixed step takes at least sqrt(2·ZENO_GAP·ε_c/g)
-    /// (0.45 ms). An overlapping pair steps by the same amount, so the target is continuous
-    /// across contact (a larger step let microcollision-held piles ratchet down by it at every
-    /// hop). See `docs/design.md`, The contact band.
-    pub(super) fn band_target(gap: f64, eps: f64) -> f64 {
-        if gap > eps * ZENO_GAP {
-            (gap - eps * BAND_STEP).max(0.5 * gap)
-        } else if gap > 0.0 {
-            gap - eps * ZENO_GAP
-        } else {
-            // Already touching (rounding) or overlapping and not approaching: a small step
-            // that still guarantees progress.
-            gap - eps * ZENO_GAP
+            counts.band_steps += 1;
+            reach(band_target(d, eps))
         }
     }
 
     /// The bound kept from an earlier step for pair (a, b), if both bodies still have the
     /// versions it was computed with; taken out of the cache either way.
-    pub(super) fn earlier_bound(&mut self, a: usize, b: usize) -> Option<PairEvent> {
-        let ev = self.pairs.bounds.earlier.remove(&(a as u32, b as u32))?;
-        (ev.version_a == self.bodies[a].version && ev.version_b == self.bodies[b].version)
-            .then_some(ev)
+    pub(super) fn earlier_bound(
+        &mut self,
+        bodies: &[Body],
+        a: usize,
+        b: usize,
+    ) -> Option<PairEvent> {
+        let ev = self.bounds.earlier.remove(&(a as u32, b as u32))?;
+        (ev.version_a == bodies[a].version && ev.version_b == bodies[b].version).then_some(ev)
     }
 
     /// Starts seeding a step: last step's kept bounds become the ones to draw from.
     pub(super) fn begin_seeding(&mut self) {
-        std::mem::swap(&mut self.pairs.bounds.earlier, &mut self.pairs.bounds.later);
-        self.pairs.bounds.later.clear();
+        std::mem::swap(&mut self.bounds.earlier, &mut self.bounds.later);
+        self.bounds.later.clear();
     }
 
     /// Seeds the heap with the step's pairs (every body at `t0`): a pair whose bodies kept their
@@ -247,31 +357,27 @@ impl Stores {
         pairs: &[(usize, usize)],
         stage_bounds: Option<&[f32]>,
         t0: f64,
-        seeding: &mut Seeding,
+        (inputs, counts, seeding): (&BoundInputs<'_>, &mut Counts, &mut Seeding),
     ) {
         use rayon::prelude::*;
-        self.prune_last_axes(pairs);
+        self.prune_last_axes(counts, pairs);
         let Seeding {
             fresh_pairs: fresh,
             fresh_bounds: bounds,
         } = seeding;
         fresh.clear();
         for (k, &(a, b)) in pairs.iter().enumerate() {
-            if let Some(ev) = self.earlier_bound(a, b) {
-                self.stats.counts.kept_bounds += 1;
-                self.push(a, b, ev.time, ev.kind);
+            if let Some(ev) = self.earlier_bound(inputs.bodies, a, b) {
+                counts.kept_bounds += 1;
+                self.push(inputs, a, b, ev.time, ev.kind);
             } else {
                 fresh.push((a, b, k));
             }
         }
         bounds.clear();
-        let (bodies, last_axis, held) = (
-            &self.bodies,
-            &self.pairs.bounds.last_axis,
-            &self.contacts.held.pairs,
-        );
-        let (gravity, epsilon) = (self.settings.gravity, self.settings.epsilon);
-        let horizon = self.clock.frame_end - t0;
+        let (bodies, last_axis, held) = (inputs.bodies, &self.bounds.last_axis, inputs.held);
+        let (gravity, epsilon) = (inputs.settings.gravity, inputs.settings.epsilon);
+        let horizon = inputs.frame_end - t0;
         bounds.par_extend(fresh.par_iter().with_min_len(256).map(|&(a, b, k)| {
             let axis = last_axis.get(&(a as u32, b as u32)).copied();
             // The stages bound constant velocities: a body on a path gets the host's bound.
@@ -297,7 +403,7 @@ impl Stores {
             }
         }));
         for (&(a, b, _), &bound) in fresh.iter().zip(bounds.iter()) {
-            self.push_first_bound(a, b, t0, bound);
+            self.push_first_bound(inputs, counts, (a, b), t0, bound);
         }
     }
 
@@ -307,16 +413,35 @@ impl Stores {
     /// bound in a long run of a flowing scene. Amortised, this costs O(1) per measurement; a
     /// pair that meets again starts from its bounding spheres, as a pair never measured does
     /// (any axis gives a conservative bound, so which one a pair has changes no exactness).
-    pub(super) fn prune_last_axes(&mut self, pairs: &[(usize, usize)]) {
-        if self.pairs.bounds.last_axis.len() <= 2 * pairs.len() + AXIS_SLACK {
+    pub(super) fn prune_last_axes(&mut self, counts: &mut Counts, pairs: &[(usize, usize)]) {
+        if self.bounds.last_axis.len() <= 2 * pairs.len() + AXIS_SLACK {
             return;
         }
         let current: FxHashSet<(u32, u32)> =
             pairs.iter().map(|&(a, b)| (a as u32, b as u32)).collect();
-        self.pairs
-            .bounds
+        self.bounds
             .last_axis
             .retain(|pair, _| current.contains(pair));
-        self.stats.counts.pruned_axes += 1;
+        counts.pruned_axes += 1;
+    }
+}
+
+/// Where a pair inside the contact band may be allowed to get before it is measured again:
+/// ε_c/16 closer, but never more than half way to contact while apart, so no sequence of
+/// such steps can push a pair into overlap. Within `ZENO_GAP`·ε_c of contact the target is
+/// that much closer instead (an overlap of at most 1 µm at ε_c = 1 mm): halving the gap
+/// there is Zeno's sequence, while a fixed step takes at least sqrt(2·ZENO_GAP·ε_c/g)
+/// (0.45 ms). An overlapping pair steps by the same amount, so the target is continuous
+/// across contact (a larger step let microcollision-held piles ratchet down by it at every
+/// hop). See `docs/design.md`, The contact band.
+pub(super) fn band_target(gap: f64, eps: f64) -> f64 {
+    if gap > eps * ZENO_GAP {
+        (gap - eps * BAND_STEP).max(0.5 * gap)
+    } else if gap > 0.0 {
+        gap - eps * ZENO_GAP
+    } else {
+        // Already touching (rounding) or overlapping and not approaching: a small step
+        // that still guarantees progress.
+        gap - eps * ZENO_GAP
     }
 }

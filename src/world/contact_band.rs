@@ -4,10 +4,10 @@
 //! re-solves; see `docs/design.md`, The contact band.
 
 /// Fraction of ε_c a pair inside the contact band may close before it is measured again when no
-/// hop return can be bounded (see `Stores::band_target`).
+/// hop return can be bounded (see `bounds::band_target`).
 pub(super) const BAND_STEP: f64 = 1.0 / 16.0;
 
-/// Gap below which a pair in the band steps by a fixed `ZENO_GAP`·ε_c ([`Stores::band_target`]).
+/// Gap below which a pair in the band steps by a fixed `ZENO_GAP`·ε_c (`bounds::band_target`).
 pub(super) const ZENO_GAP: f64 = 1e-3;
 
 /// Separation (fraction of ε_c) a contact step aims every resting contact point at by the

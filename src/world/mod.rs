@@ -331,7 +331,7 @@ impl World {
     /// kept their trajectories since an earlier step keeps that step's bound (still a valid
     /// lower bound); only the others are bounded afresh.
     pub(super) fn seed_step(&mut self, t0: f64, t1: f64) -> Result<(), SimError> {
-        self.stores.begin_seeding();
+        self.stores.pairs.begin_seeding();
         if self.stages.is_some() {
             self.seed_frame_with_stages(t0, t1)?;
         } else {

@@ -39,9 +39,6 @@ pub(super) struct Stores {
     /// Resting contact as constraints: contact step, held pairs, clusters, impact sets.
     pub(super) contacts: Contacts,
     pub(super) stats: RunStats,
-    /// Tests only: watches that every popped pair gets a new bound.
-    #[cfg(test)]
-    pub(super) watch: Option<BoundWatch>,
 }
 
 /// The world's clock.
@@ -79,6 +76,9 @@ pub(super) struct Pairs {
     pub(super) limits: Vec<Aabb>,
     /// In an island's stores: a body's box left its limit, so the run is void.
     pub(super) escaped: bool,
+    /// Tests only: watches that every popped pair gets a new bound.
+    #[cfg(test)]
+    pub(super) watch: Option<BoundWatch>,
 }
 
 /// The bounds kept across steps and the pairs' last separating axes.

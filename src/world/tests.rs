@@ -2,32 +2,34 @@
 
 use super::band_crossing::CROSSING_TOLERANCE;
 use super::bounds::AXIS_SLACK;
-use super::stores::{BoundWatch, Stores};
+use super::stores::{BoundWatch, Pairs, Stores};
 use super::*;
 use crate::event_heap::PairEvent;
 use crate::resting_contact::{RestingContact, TrackedPoint};
 use collide::body_proximity;
 use glam::DQuat;
 
-impl Stores {
+impl Pairs {
     /// A bound for (a, b) was pushed with the bodies' present versions.
-    pub(super) fn watch_pushed(&mut self, a: usize, b: usize) {
+    pub(super) fn watch_pushed(&mut self, bodies: &[crate::body::Body], a: usize, b: usize) {
         if let Some(watch) = &mut self.watch {
-            let versions = (self.bodies[a].version, self.bodies[b].version);
+            let versions = (bodies[a].version, bodies[b].version);
             watch.unpopped.insert((a as u32, b as u32), versions);
         }
     }
+}
 
+impl Stores {
     /// The event loop popped `ev`, a current entry.
     pub(super) fn watch_popped(&mut self, ev: &PairEvent) {
-        if let Some(watch) = &mut self.watch {
+        if let Some(watch) = &mut self.pairs.watch {
             watch.unpopped.remove(&(ev.a, ev.b));
         }
     }
 
     /// After the event of `ev`: its pair has a bound with the bodies' present versions.
     pub(super) fn watch_rebound(&self, ev: &PairEvent) {
-        if let Some(watch) = &self.watch {
+        if let Some(watch) = &self.pairs.watch {
             let (a, b) = (ev.a as usize, ev.b as usize);
             let now = (self.bodies[a].version, self.bodies[b].version);
             let meet =
@@ -179,7 +181,7 @@ fn every_popped_pair_gets_a_new_bound() {
         let mut scene = crate::scene::load(&path).unwrap();
         scene.world.resting_contact = mode;
         let mut world = World::new(&scene).unwrap();
-        world.stores.watch = Some(BoundWatch::default());
+        world.stores.pairs.watch = Some(BoundWatch::default());
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()
@@ -308,7 +310,10 @@ fn last_axes_are_pruned_to_the_current_pairs() {
             .insert((k, k + 1), DVec3::Z);
     }
     let pairs: Vec<(usize, usize)> = (0..10).map(|k| (k, k + 1)).collect();
-    world.stores.prune_last_axes(&pairs);
+    world
+        .stores
+        .pairs
+        .prune_last_axes(&mut world.stores.stats.counts, &pairs);
     assert_eq!(world.stored_axes(), 10);
     assert_eq!(world.stores.stats.counts.pruned_axes, 1);
     // Within the allowance: nothing is dropped.
@@ -320,7 +325,10 @@ fn last_axes_are_pruned_to_the_current_pairs() {
             .last_axis
             .insert((k + 100, k + 101), DVec3::Z);
     }
-    world.stores.prune_last_axes(&pairs);
+    world
+        .stores
+        .pairs
+        .prune_last_axes(&mut world.stores.stats.counts, &pairs);
     assert_eq!(world.stored_axes(), 2 * 10 + AXIS_SLACK);
     assert_eq!(world.stores.stats.counts.pruned_axes, 1);
 }
