@@ -398,7 +398,7 @@ impl Stores {
             if self.bodies[i].is_awake_dynamic() {
                 self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
                 let bx = self.body_box(i, self.clock.frame_end - t);
-                self.set_box(i, bx);
+                self.pairs.set_box(i, bx);
             }
         }
     }

@@ -3,26 +3,13 @@
 //! hash grid ([`crate::hash_grid`]).
 
 use super::pair_bound::pair_matters;
-use super::stores::Stores;
+use super::stores::{Pairs, Stores};
 use crate::body::{Body, Motion};
 use crate::kinematic_path::KinematicPath;
 use crate::swept_aabb::{swept_aabb, Aabb};
 use glam::DVec3;
 
 impl Stores {
-    /// Body `i`'s swept box changed mid-step (an impulse, a wake-up): stores it and enters it in
-    /// the grid. In an island's stores, a box that is not inside the body's limit could reach
-    /// another island: the island's run is then void (`escaped`).
-    pub(super) fn set_box(&mut self, i: usize, bx: Aabb) {
-        if let Some(limit) = self.pairs.limits.get(i) {
-            if !limit.contains(&bx) {
-                self.pairs.escaped = true;
-            }
-        }
-        self.pairs.boxes[i] = bx;
-        self.pairs.grid.insert(i, &bx);
-    }
-
     /// Swept box of body `i` from its current state over `dt`: for an awake dynamic body, its
     /// own present box carried along its centre's parabola and grown by the most rotation can
     /// move its support over `dt` (rotation radius × angular speed bound × dt), cut down to the
@@ -147,5 +134,20 @@ impl Stores {
             |i, j| keep(&bodies[i], &bodies[j]),
             out,
         );
+    }
+}
+
+impl Pairs {
+    /// Body `i`'s swept box changed mid-step (an impulse, a wake-up): stores it and enters it in
+    /// the grid. In an island's stores, a box that is not inside the body's limit could reach
+    /// another island: the island's run is then void (`escaped`).
+    pub(super) fn set_box(&mut self, i: usize, bx: Aabb) {
+        if let Some(limit) = self.limits.get(i) {
+            if !limit.contains(&bx) {
+                self.escaped = true;
+            }
+        }
+        self.boxes[i] = bx;
+        self.grid.insert(i, &bx);
     }
 }
