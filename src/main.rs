@@ -494,12 +494,12 @@ fn compare(args: &CompareArgs) -> Result<(), Failure> {
 fn check(path: &Path) -> Result<(), Failure> {
     let scene = scene::load(path)?;
     World::new(&scene)?;
-    let w = &scene.world;
+    let (w, duration) = (&scene.world.config, scene.world.duration);
     let (dynamic, fixed, kinematic) = scene.motion_counts();
     println!("{}: OK", path.display());
     println!(
         "  world: gravity [{}, {}, {}] m/s², duration {} s, frame period {} s, collision epsilon {} m",
-        w.gravity.x, w.gravity.y, w.gravity.z, w.duration, w.frame_period, w.collision_epsilon
+        w.gravity.x, w.gravity.y, w.gravity.z, duration, w.frame_period, w.collision_epsilon
     );
     println!(
         "  bodies: {} ({dynamic} dynamic, {fixed} fixed, {kinematic} kinematic)",
@@ -697,7 +697,7 @@ fn progress_bar(scene: &Scene) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let w = &scene.world;
-    let frames = (w.duration / w.frame_period).ceil().max(0.0) as u64;
+    let frames = (w.duration / w.config.frame_period).ceil().max(0.0) as u64;
     let bar = ProgressBar::with_draw_target(Some(frames), ProgressDrawTarget::stderr());
     if let Ok(style) = ProgressStyle::with_template(
         "{elapsed_precise} [{wide_bar}] {pos}/{len} frames ({per_sec}, eta {eta})",

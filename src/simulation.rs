@@ -129,7 +129,7 @@ impl Simulation {
         Simulation {
             world,
             end: scene.world.duration,
-            frame_period: scene.world.frame_period,
+            frame_period: scene.world.config.frame_period,
         }
     }
 

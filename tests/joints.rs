@@ -75,7 +75,7 @@ fn hinged_rod_swings_with_the_pendulum_period() {
     let rod = ids[0];
     let joint = &scene.joints[0];
     let (pivot, axis) = (joint.anchor, joint.axis.unwrap());
-    let g = scene.world.gravity.length();
+    let g = scene.world.config.gravity.length();
     let length = 2.0 * half_extents(&scene, "rod").z;
     // I_pivot from the world's own mass properties: the principal moments about the hinge axis
     // through the centre of mass, plus m d².
@@ -134,7 +134,7 @@ fn hinged_rod_swings_with_the_pendulum_period() {
 /// play (its start's above the hanging rest), and its joint drift.
 fn double_pendulum(scene: &Scene) -> (f64, (f64, f64)) {
     let (mut world, ids) = world(scene, &["upper_rod", "lower_rod"]);
-    let g = scene.world.gravity.length();
+    let g = scene.world.config.gravity.length();
     let shoulder = scene.joints[0].anchor;
     let (h1, h2) = (
         half_extents(scene, "upper_rod").z,
@@ -164,7 +164,7 @@ fn double_pendulum(scene: &Scene) -> (f64, (f64, f64)) {
     let relative = worst.0 / in_play;
     eprintln!(
         "Double pendulum, contact_step {} s: E0 = {e0:.6} J, hanging rest {rest:.6} J, energy in play {in_play:.6} J",
-        scene.world.contact_step
+        scene.world.config.contact_step
     );
     eprintln!(
         "  largest |E - E0| over {t_end} s: {:.3e} J at t = {:.2} s = {:.4} % of the energy in play ({:.4} % of |E0|); the lower rod's end rose above the shoulder {flips} times; final E - E0 = {:+.3e} J",
@@ -184,8 +184,8 @@ fn double_pendulum(scene: &Scene) -> (f64, (f64, f64)) {
 fn double_pendulum_keeps_its_energy() {
     let scene = scene("double-pendulum.toml");
     let mut coarse = scene.clone();
-    coarse.world.contact_step = 0.0025;
-    coarse.world.contact_step_max = None;
+    coarse.world.config.contact_step = 0.0025;
+    coarse.world.config.contact_step_max = None;
     double_pendulum(&coarse);
     let (relative, drift) = double_pendulum(&scene);
     eprintln!("  (bound: 0.1 % at the scene's step)");
@@ -245,9 +245,9 @@ fn cradle(scene: &Scene) -> (f64, f64, (f64, f64)) {
     let worst_still = still.iter().fold(0.0f64, |m, &s| m.max(s));
     eprintln!(
         "Newton's cradle on strings ({:?}): drop height {:.3} mm; striker {striker:.4} m/s (√(2 g h) = {:.4}); balls 2-5 before the strike at most {row_before:.2e} m/s",
-        scene.world.resting_contact,
+        scene.world.config.resting_contact,
         1e3 * drop,
-        (2.0 * scene.world.gravity.length() * drop).sqrt()
+        (2.0 * scene.world.config.gravity.length() * drop).sqrt()
     );
     eprintln!(
         "  strike by t = {:.3} s; ball_5 out at {:.4} m/s by t = {:.3} s, peaks at t = {:.3} s, {:.3} mm high = {:.2} % of the drop height (bound ≥ 95 %)",
@@ -266,7 +266,7 @@ fn cradle(scene: &Scene) -> (f64, f64, (f64, f64)) {
         );
     }
     // The energy above the hanging rest (all five balls at rest_z): ball_1's m g h at the start.
-    let rest = e0 - scene.world.gravity.length() * drop / world.body(ids[0]).inv_mass;
+    let rest = e0 - scene.world.config.gravity.length() * drop / world.body(ids[0]).inv_mass;
     let e = world.kinetic_energy() + world.potential_energy();
     eprintln!(
         "  energy above the rest at {t_end} s: {:.4} % of the start's; {} collisions, {} microcollisions",
@@ -301,8 +301,8 @@ fn cradle_on_strings_sends_out_one_ball() {
 #[test]
 fn cradle_on_strings_with_resting_constraints_sends_out_one_ball() {
     let mut scene = scene("newtons-cradle-strings.toml");
-    scene.world.resting_contact = tumble::scene::RestingContactMode::Constraints;
-    scene.world.contact_push = tumble::scene::ContactPush::Split;
+    scene.world.config.resting_contact = tumble::scene::RestingContactMode::Constraints;
+    scene.world.config.contact_push = tumble::scene::ContactPush::Split;
     assert_cradle(&scene);
 }
 
@@ -320,7 +320,7 @@ fn chain_falls_onto_the_table_and_lies_on_it() {
         Shape::Capsule { radius, .. } => radius,
         ref other => panic!("link_0 is not a capsule: {other:?}"),
     };
-    let eps = scene.world.collision_epsilon;
+    let eps = scene.world.config.collision_epsilon;
     let t_end = scene.world.duration;
     let mut landed = None;
     let mut energy_at_1s = f64::NAN;
@@ -406,7 +406,7 @@ orientation = [0.7071067811865476, 0.0, 0.7071067811865476, 0.0]
     while world.time() < 2.0 - 1e-9 {
         k += 1;
         world
-            .step_frame(k as f64 * scene.world.frame_period)
+            .step_frame(k as f64 * scene.world.config.frame_period)
             .unwrap();
     }
     let spin = world.body_state(1).angular_velocity.length();

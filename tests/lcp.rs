@@ -16,9 +16,9 @@ const G: f64 = 9.81;
 fn lcp_scene(file: &str, h: f64, frame: f64) -> Scene {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
     let mut scene = scene::load(&path).unwrap();
-    scene.world.method = Method::Lcp;
-    scene.world.time_step = h;
-    scene.world.frame_period = frame;
+    scene.world.config.method = Method::Lcp;
+    scene.world.config.time_step = h;
+    scene.world.config.frame_period = frame;
     scene
 }
 

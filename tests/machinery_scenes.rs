@@ -68,7 +68,7 @@ fn feed_rate(amplitude: f64, frequency: f64, t0: f64, t1: f64) -> f64 {
         }
     });
     at.1 = mean(&world);
-    assert!(world.max_penetration() <= scene.world.collision_epsilon);
+    assert!(world.max_penetration() <= scene.world.config.collision_epsilon);
     (at.1 - at.0) / (t1 - t0)
 }
 
@@ -143,7 +143,7 @@ fn drum_bed_settles_at_a_dynamic_angle_of_repose() {
     );
     assert!(mean > 20.0 && mean < 70.0, "{mean}");
     assert!(reach < 0.15, "a cube left the drum: {reach}");
-    assert!(world.max_penetration() <= scene.world.collision_epsilon);
+    assert!(world.max_penetration() <= scene.world.config.collision_epsilon);
 }
 
 /// scenes/machinery/hopper.toml: the hopper empties onto the moving plate, which carries every
@@ -216,7 +216,7 @@ fn balls_in_a_dish_meet_and_settle_at_its_bottom() {
         world.max_penetration()
     );
     assert!(world.counts().collisions > 0, "the balls never met");
-    assert!(world.max_penetration() < scene.world.collision_epsilon);
+    assert!(world.max_penetration() < scene.world.config.collision_epsilon);
     assert!(
         rims.iter().all(|&d| d < 0.06),
         "a ball is not at the bottom: {rims:?}"

@@ -60,10 +60,10 @@ material = "default"
 fn contract_example() {
     let s = parse_ok(CONTRACT);
     assert_eq!(s.source, Path::new("test.toml"));
-    assert_eq!(s.world.gravity, DVec3::new(0.0, 0.0, -9.81));
+    assert_eq!(s.world.config.gravity, DVec3::new(0.0, 0.0, -9.81));
     assert_eq!(s.world.duration, 6.0);
-    assert_eq!(s.world.frame_period, 0.02);
-    assert_eq!(s.world.collision_epsilon, 0.001);
+    assert_eq!(s.world.config.frame_period, 0.02);
+    assert_eq!(s.world.config.collision_epsilon, 0.001);
     assert_eq!(s.materials.len(), 1);
     assert_eq!(
         s.materials["default"],
@@ -106,20 +106,26 @@ fn contract_example() {
 #[test]
 fn defaults() {
     let s = parse_ok("[[bodies]]\nshape = { type = \"sphere\", radius = 1 }\ndensity = 2\n");
-    assert_eq!(s.world.gravity, DVec3::new(0.0, 0.0, -9.81));
+    assert_eq!(s.world.config.gravity, DVec3::new(0.0, 0.0, -9.81));
     assert_eq!(s.world.duration, 5.0);
-    assert_eq!(s.world.frame_period, 0.02);
-    assert_eq!(s.world.collision_epsilon, 0.001);
-    assert_eq!((s.world.contact_sweeps, s.world.shock_sweeps), (8, 4));
-    let t = parse_ok("[world]\ncontact_sweeps = 64\nshock_sweeps = 0\n");
-    assert_eq!((t.world.contact_sweeps, t.world.shock_sweeps), (64, 0));
+    assert_eq!(s.world.config.frame_period, 0.02);
+    assert_eq!(s.world.config.collision_epsilon, 0.001);
     assert_eq!(
-        (s.world.contact_step, s.world.contact_step_max),
+        (s.world.config.contact_sweeps, s.world.config.shock_sweeps),
+        (8, 4)
+    );
+    let t = parse_ok("[world]\ncontact_sweeps = 64\nshock_sweeps = 0\n");
+    assert_eq!(
+        (t.world.config.contact_sweeps, t.world.config.shock_sweeps),
+        (64, 0)
+    );
+    assert_eq!(
+        (s.world.config.contact_step, s.world.config.contact_step_max),
         (0.0025, None)
     );
     let t = parse_ok("[world]\ncontact_step = 0.001\ncontact_step_max = 0.001\n");
     assert_eq!(
-        (t.world.contact_step, t.world.contact_step_max),
+        (t.world.config.contact_step, t.world.config.contact_step_max),
         (0.001, Some(0.001))
     );
     assert_eq!(
@@ -508,9 +514,9 @@ fn funnel_matches_the_issue() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/funnel.toml");
     let s = tumble::scene::load(&path).unwrap();
     assert_eq!(s.world.duration, 6.0);
-    assert_eq!(s.world.frame_period, 0.02);
-    assert_eq!(s.world.collision_epsilon, 0.001);
-    assert_eq!(s.world.gravity, DVec3::new(0.0, 0.0, -9.81));
+    assert_eq!(s.world.config.frame_period, 0.02);
+    assert_eq!(s.world.config.collision_epsilon, 0.001);
+    assert_eq!(s.world.config.gravity, DVec3::new(0.0, 0.0, -9.81));
     assert_eq!(s.motion_counts(), (1000, 5, 0));
     let c = body(&s, "cube_0");
     assert_eq!(

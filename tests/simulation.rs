@@ -14,7 +14,7 @@ fn scene(duration: f64) -> Scene {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/experiments/four-balls.toml");
     let mut scene = scene::load(&path).unwrap();
     scene.world.duration = duration;
-    scene.world.frame_period = 0.02;
+    scene.world.config.frame_period = 0.02;
     scene
 }
 
@@ -48,7 +48,7 @@ fn states(world: &World) -> String {
 #[test]
 fn run_calls_the_sinks_once_per_frame_on_the_frame_grid() {
     let scene = scene(0.5);
-    let period = scene.world.frame_period;
+    let period = scene.world.config.frame_period;
     let mut sim = Simulation::new(&scene).unwrap();
     let mut record = Record::default();
     assert!(matches!(

@@ -90,7 +90,7 @@ fn simulate(
     let mut world = World::new(&scene).map_err(|e| e.message)?;
     backend.install(&mut world);
     let mut sim = Simulation::from_world(world, &scene);
-    let sleeps = scene.world.sleep_time > 0.0;
+    let sleeps = scene.world.config.sleep_time > 0.0;
     let world = sim.world();
     let mut watch = RestWatch {
         classified: spec.classify,
@@ -119,7 +119,7 @@ fn simulate(
         // At rest: asleep, or, where the scene never sleeps, slower at its end than a
         // microcollision (Mirtich & Canny §4.5), turning included.
         let body = world.body(c);
-        let micro = (2.0 * world.gravity().length() * scene.world.collision_epsilon).sqrt();
+        let micro = (2.0 * world.gravity().length() * scene.world.config.collision_epsilon).sqrt();
         let slow = body.velocity.length() < micro
             && body.angular_velocity.length() * body.bounding_radius < micro;
         let rest_time = if sleeps {

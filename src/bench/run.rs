@@ -134,7 +134,7 @@ fn run_once(
         None => Ok(()),
     };
     // Frame rows are kept only for the CSV, with room for every frame taken up front.
-    let frames = (duration / scene.world.frame_period).ceil();
+    let frames = (duration / scene.world.config.frame_period).ceil();
     let frames = if frames.is_finite() {
         (frames as usize).min(1 << 20) + 1
     } else {

@@ -29,9 +29,9 @@ pub struct Run {
 /// method ends a frame there, the LCP method shows its step's straight-line motion there.
 pub fn run_method(scene: &Scene, method: Method, h: Option<f64>, times: &[f64]) -> Run {
     let mut scene = scene.clone();
-    scene.world.method = method;
+    scene.world.config.method = method;
     if let Some(h) = h {
-        scene.world.time_step = h;
+        scene.world.config.time_step = h;
     }
     let mut run = Run {
         method,

@@ -172,7 +172,7 @@ impl World {
         }
         let joints: Vec<JointDef> = scene.joints.iter().map(JointDef::from).collect();
         let joints = Joints::new(&joints, &bodies);
-        let mut world = World::from_bodies(bodies, joints, &scene.world.config(), materials);
+        let mut world = World::from_bodies(bodies, joints, &scene.world.config, materials);
         let overlaps = world.initial_overlaps();
         if overlaps.is_empty() {
             return Ok(world);

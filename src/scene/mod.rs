@@ -46,93 +46,22 @@ use glam::{DMat3, DQuat, DVec3};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// `[world]` settings: the engine's [`WorldConfig`] (see [`WorldSettings::config`]) and the
-/// run's `duration`.
+/// `[world]` settings: the engine's [`WorldConfig`] and the run's `duration`, which is how long
+/// the caller runs the world, not how the world runs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WorldSettings {
-    /// Gravity (m/s²); z is up.
-    pub gravity: DVec3,
     /// Simulated time to run (s).
     pub duration: f64,
-    /// Swept-volume horizon t_f and output frame interval (s).
-    pub frame_period: f64,
-    /// Collision epsilon ε_c (m).
-    pub collision_epsilon: f64,
-    /// Rest time before a supported, motionless body sleeps (s); 0 disables sleeping.
-    pub sleep_time: f64,
-    /// How resting contacts are handled.
-    pub resting_contact: RestingContactMode,
-    /// Shortest length h of a contact step (s) when resting contacts are constraints; frames
-    /// are split into steps no longer than the present length, which starts here.
-    pub contact_step: f64,
-    /// Longest contact step (s, ≥ `contact_step`; `None`: twice `contact_step`). Between the
-    /// two the length doubles or halves per frame by the measured work of the contact steps
-    /// against that of the local re-solves (see `World::adapt_step_length`); equal to
-    /// `contact_step`, every step has that length.
-    pub contact_step_max: Option<f64>,
-    /// Most projected Gauss–Seidel sweeps per contact step (≥ 1).
-    pub contact_sweeps: usize,
-    /// Sweeps per level of the shock-propagation pass after them (0: no shock propagation;
-    /// Bender & Schmitt 2006 §3.3).
-    pub shock_sweeps: usize,
-    /// The time-stepping method (`[world] method`).
-    pub method: Method,
-    /// `method = "lcp"`: the time step h (s), and the friction cone's directions.
-    pub time_step: f64,
-    pub friction_directions: usize,
-    /// How a contact step restores a resting contact's shortfall below its target separation.
-    pub contact_push: ContactPush,
-}
-
-impl WorldSettings {
-    /// The engine's configuration these settings describe: everything but `duration`, which is
-    /// how long the caller runs the world, not how the world runs.
-    pub fn config(&self) -> WorldConfig {
-        WorldConfig {
-            gravity: self.gravity,
-            frame_period: self.frame_period,
-            collision_epsilon: self.collision_epsilon,
-            sleep_time: self.sleep_time,
-            resting_contact: self.resting_contact,
-            contact_step: self.contact_step,
-            contact_step_max: self.contact_step_max,
-            contact_sweeps: self.contact_sweeps,
-            shock_sweeps: self.shock_sweeps,
-            method: self.method,
-            time_step: self.time_step,
-            friction_directions: self.friction_directions,
-            contact_push: self.contact_push,
-        }
-    }
-}
-
-impl From<&WorldSettings> for WorldConfig {
-    fn from(settings: &WorldSettings) -> WorldConfig {
-        settings.config()
-    }
+    /// Everything else the table sets (see [`WorldConfig`]'s fields for their meaning).
+    pub config: WorldConfig,
 }
 
 impl Default for WorldSettings {
-    /// The defaults of the scene format: gravity [0, 0, -9.81], duration 5 s, frame period
-    /// 0.02 s, collision epsilon 1 mm, sleep time 0.5 s, resting contacts as constraints over
-    /// contact steps of 2.5 ms with 8 Gauss–Seidel sweeps and 4 shock-propagation sweeps per
-    /// level (see docs/performance.md for both modes measured on the funnels).
+    /// The defaults of the scene format: duration 5 s and [`WorldConfig::default`].
     fn default() -> Self {
         WorldSettings {
-            gravity: DVec3::new(0.0, 0.0, -9.81),
             duration: 5.0,
-            frame_period: 0.02,
-            collision_epsilon: 0.001,
-            sleep_time: 0.5,
-            resting_contact: RestingContactMode::Constraints,
-            contact_step: 0.0025,
-            contact_step_max: None,
-            contact_sweeps: 8,
-            shock_sweeps: 4,
-            method: Method::Event,
-            time_step: 0.01,
-            friction_directions: 8,
-            contact_push: ContactPush::Velocity,
+            config: WorldConfig::default(),
         }
     }
 }

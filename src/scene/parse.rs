@@ -96,7 +96,7 @@ pub(super) fn scene(text: &str, source: &Path) -> Result<Scene, SceneError> {
 
     let batch = parse_batch(&root, &bodies)?;
     let joints = parse_joints(&root, &bodies)?;
-    if world.method == Method::Lcp && !joints.is_empty() {
+    if world.config.method == Method::Lcp && !joints.is_empty() {
         // The LCP method's steps hold contacts only: joints would be ignored, silently.
         if let Some(t) = root.sub_table("world", "world".to_string(), String::new())? {
             if let Some((_, span)) = t.string("method")? {
@@ -145,7 +145,7 @@ fn parse_world(root: &Tab) -> Result<WorldSettings, SceneError> {
         "contact_push",
     ])?;
     if let Some((g, _)) = t.vec3("gravity")? {
-        w.gravity = g;
+        w.config.gravity = g;
     }
     if let Some((d, span)) = t.number("duration")? {
         if d < 0.0 {
@@ -154,21 +154,23 @@ fn parse_world(root: &Tab) -> Result<WorldSettings, SceneError> {
         w.duration = d;
     }
     if let Some((v, _)) = t.positive("frame_period")? {
-        w.frame_period = v;
+        w.config.frame_period = v;
     }
     if let Some((v, _)) = t.positive("collision_epsilon")? {
-        w.collision_epsilon = v;
+        w.config.collision_epsilon = v;
     }
     if let Some((v, span)) = t.number("sleep_time")? {
         if v < 0.0 {
             return Err(t.value_error(&span, "sleep_time", &format!("must be >= 0 (got {v})")));
         }
-        w.sleep_time = v;
+        w.config.sleep_time = v;
     }
     match t.string("resting_contact")? {
         None => {}
-        Some(("constraints", _)) => w.resting_contact = RestingContactMode::Constraints,
-        Some(("microcollisions", _)) => w.resting_contact = RestingContactMode::Microcollisions,
+        Some(("constraints", _)) => w.config.resting_contact = RestingContactMode::Constraints,
+        Some(("microcollisions", _)) => {
+            w.config.resting_contact = RestingContactMode::Microcollisions
+        }
         Some((other, span)) => {
             return Err(t.value_error(
                 &span,
@@ -179,8 +181,8 @@ fn parse_world(root: &Tab) -> Result<WorldSettings, SceneError> {
     }
     match t.string("contact_push")? {
         None => {}
-        Some(("velocity", _)) => w.contact_push = ContactPush::Velocity,
-        Some(("split", _)) => w.contact_push = ContactPush::Split,
+        Some(("velocity", _)) => w.config.contact_push = ContactPush::Velocity,
+        Some(("split", _)) => w.config.contact_push = ContactPush::Split,
         Some((other, span)) => {
             return Err(t.value_error(
                 &span,
@@ -190,30 +192,30 @@ fn parse_world(root: &Tab) -> Result<WorldSettings, SceneError> {
         }
     }
     if let Some((v, _)) = t.positive("contact_step")? {
-        w.contact_step = v;
+        w.config.contact_step = v;
     }
     if let Some((v, span)) = t.positive("contact_step_max")? {
-        if v < w.contact_step {
+        if v < w.config.contact_step {
             return Err(t.value_error(
                 &span,
                 "contact_step_max",
                 &format!(
                     "must be at least contact_step = {} s (got {v} s)",
-                    w.contact_step
+                    w.config.contact_step
                 ),
             ));
         }
-        w.contact_step_max = Some(v);
+        w.config.contact_step_max = Some(v);
     }
     if let Some(n) = t.count_in("contact_sweeps", 1, MAX_SWEEPS)? {
-        w.contact_sweeps = n;
+        w.config.contact_sweeps = n;
     }
     if let Some(n) = t.count_in("shock_sweeps", 0, MAX_SWEEPS)? {
-        w.shock_sweeps = n;
+        w.config.shock_sweeps = n;
     }
     match t.string("method")? {
         None | Some(("event", _)) => {}
-        Some(("lcp", _)) => w.method = Method::Lcp,
+        Some(("lcp", _)) => w.config.method = Method::Lcp,
         Some((other, span)) => {
             return Err(t.value_error(
                 &span,
@@ -223,11 +225,11 @@ fn parse_world(root: &Tab) -> Result<WorldSettings, SceneError> {
         }
     }
     if let Some((v, _)) = t.positive("time_step")? {
-        w.time_step = v;
+        w.config.time_step = v;
     }
     // At least 3 directions span the tangent plane positively (Stewart & Trinkle eq. 3).
     if let Some(n) = t.count_in("friction_directions", 3, 64)? {
-        w.friction_directions = n;
+        w.config.friction_directions = n;
     }
     Ok(w)
 }

@@ -63,10 +63,13 @@ pub struct WorldConfig {
     pub sleep_time: f64,
     /// How resting contacts are handled.
     pub resting_contact: RestingContactMode,
-    /// Shortest length h of a contact step (s) when resting contacts are constraints; the
-    /// present length starts here.
+    /// Shortest length h of a contact step (s) when resting contacts are constraints; frames
+    /// are split into steps no longer than the present length, which starts here.
     pub contact_step: f64,
-    /// Longest contact step (s, ≥ `contact_step`; `None`: twice `contact_step`).
+    /// Longest contact step (s, ≥ `contact_step`; `None`: twice `contact_step`). Between the
+    /// two the length doubles or halves per frame by the measured work of the contact steps
+    /// against that of the local re-solves (see `Stores::adapt_step_length`); equal to
+    /// `contact_step`, every step has that length.
     pub contact_step_max: Option<f64>,
     /// Most projected Gauss–Seidel sweeps per contact step (≥ 1).
     pub contact_sweeps: usize,
@@ -79,6 +82,30 @@ pub struct WorldConfig {
     pub friction_directions: usize,
     /// How a contact step restores a resting contact's shortfall below its target separation.
     pub contact_push: ContactPush,
+}
+
+impl Default for WorldConfig {
+    /// The defaults (the scene format's too): gravity [0, 0, -9.81], frame period 0.02 s,
+    /// collision epsilon 1 mm, sleep time 0.5 s, resting contacts as constraints over contact
+    /// steps of 2.5 ms with 8 Gauss–Seidel sweeps and 4 shock-propagation sweeps per level (see
+    /// docs/performance.md for both modes measured on the funnels).
+    fn default() -> Self {
+        WorldConfig {
+            gravity: DVec3::new(0.0, 0.0, -9.81),
+            frame_period: 0.02,
+            collision_epsilon: 0.001,
+            sleep_time: 0.5,
+            resting_contact: RestingContactMode::Constraints,
+            contact_step: 0.0025,
+            contact_step_max: None,
+            contact_sweeps: 8,
+            shock_sweeps: 4,
+            method: Method::Event,
+            time_step: 0.01,
+            friction_directions: 8,
+            contact_push: ContactPush::Velocity,
+        }
+    }
 }
 
 /// What a world runs with (see the module doc).

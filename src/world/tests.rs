@@ -179,7 +179,7 @@ fn every_popped_pair_gets_a_new_bound() {
         RestingContactMode::Microcollisions,
     ] {
         let mut scene = crate::scene::load(&path).unwrap();
-        scene.world.resting_contact = mode;
+        scene.world.config.resting_contact = mode;
         let mut world = World::new(&scene).unwrap();
         world.stores.pairs.watch = Some(BoundWatch::default());
         let pool = rayon::ThreadPoolBuilder::new()

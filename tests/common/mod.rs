@@ -9,6 +9,7 @@ use tumble::material::Material;
 use tumble::scene::{BodySpec, MassSpec, Scene, WorldSettings};
 use tumble::shape::Shape;
 use tumble::world::World;
+use tumble::world::WorldConfig;
 
 /// A scene with one default material.
 pub fn scene(gravity: DVec3, restitution: f64, friction: f64, bodies: Vec<BodySpec>) -> Scene {
@@ -23,12 +24,14 @@ pub fn scene(gravity: DVec3, restitution: f64, friction: f64, bodies: Vec<BodySp
     Scene {
         source: PathBuf::from("test.toml"),
         world: WorldSettings {
-            gravity,
             duration: 1.0,
-            frame_period: 0.02,
-            collision_epsilon: 1e-3,
-            sleep_time: 0.0,
-            ..WorldSettings::default()
+            config: WorldConfig {
+                gravity,
+                frame_period: 0.02,
+                collision_epsilon: 1e-3,
+                sleep_time: 0.0,
+                ..WorldConfig::default()
+            },
         },
         materials,
         material_pairs: Vec::new(),

@@ -11,7 +11,7 @@ const DOWN_TILT: f64 = std::f64::consts::FRAC_PI_4;
 #[test]
 fn bowling_ball_hooks_rolls_and_strikes() {
     let scene = gallery::scene("bowling.toml");
-    let g = -scene.world.gravity.z;
+    let g = -scene.world.config.gravity.z;
     let spec = scene.bodies.iter().find(|b| b.name == "ball").unwrap();
     let Shape::Sphere { radius: r } = spec.shape else {
         panic!("the ball is not a sphere")

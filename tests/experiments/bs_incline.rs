@@ -29,7 +29,7 @@ struct Case {
 fn blocks_stop_after_the_closed_form_distance_and_hold() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/experiments/incline.toml");
     let scene = tumble::scene::load(&path).unwrap();
-    let g = -scene.world.gravity.z;
+    let g = -scene.world.config.gravity.z;
     let table = scene.material_table().unwrap();
     let mut world = World::new(&scene).unwrap();
     let mut cases = Vec::new();

@@ -17,7 +17,7 @@ const NAMES: [&str; 7] = [
 
 fn two_in_two_out(mode: RestingContactMode, push: ContactPush, figure_name: Option<&str>) {
     let mut scene = gallery::with_mode(gallery::scene("chain-of-balls.toml"), mode);
-    scene.world.contact_push = push;
+    scene.world.config.contact_push = push;
     let rec = gallery::run(&scene, None);
     let idx: Vec<usize> = NAMES.iter().map(|n| rec.index(n)).collect();
     let v0 = rec.frames[0].states[idx[0]].velocity.x;

@@ -13,7 +13,7 @@ const REST_SPIN: f64 = 0.5;
 #[test]
 fn coins_lose_energy_settle_and_lie_flat() {
     let scene = gallery::scene("coins.toml");
-    let g = -scene.world.gravity.z;
+    let g = -scene.world.config.gravity.z;
     let coin = scene.bodies.iter().find(|b| b.name == "coin_0").unwrap();
     let Shape::Cylinder {
         half_height,
@@ -87,7 +87,7 @@ fn coins_lose_energy_settle_and_lie_flat() {
         max_rise / e0,
         1e3 * e_max,
         rec.world.max_penetration(),
-        scene.world.collision_epsilon,
+        scene.world.config.collision_epsilon,
         rec.wall
     );
 
@@ -147,7 +147,7 @@ fn coins_lose_energy_settle_and_lie_flat() {
     // 3.8 % over 14 perturbed copies of the scene.
     assert!(left < 0.06, "{left} of the energy above lying flat is left");
     assert!(
-        rec.world.max_penetration() < scene.world.collision_epsilon,
+        rec.world.max_penetration() < scene.world.config.collision_epsilon,
         "penetration {}",
         rec.world.max_penetration()
     );
@@ -157,7 +157,7 @@ fn coins_lose_energy_settle_and_lie_flat() {
     // tilt both ways. What must hold: every coin still moving rolls on its rim on the platform
     // (the rim's lowest point within 2 ε_c of it, slipping at under 5 % of the rim's speed), or
     // lies within 20° of flat, and every coin at rest lies flat.
-    let eps = scene.world.collision_epsilon;
+    let eps = scene.world.config.collision_epsilon;
     for &(k, axis, spin, low, slip) in &moving {
         let rolling = low > -eps && low < 2.0 * eps && slip < 0.05 * spin * radius;
         assert!(

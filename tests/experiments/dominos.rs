@@ -44,7 +44,7 @@ fn geometry(scene: &Scene) -> (glam::DVec3, f64, f64) {
 #[test]
 fn dominos_all_fall_in_order() {
     let scene = gallery::scene("dominos.toml");
-    let g = -scene.world.gravity.z;
+    let g = -scene.world.config.gravity.z;
     let (h, w0, contact) = geometry(&scene);
     let rec = gallery::run(&scene, None);
     let n = 7;
@@ -140,7 +140,7 @@ fn dominos_all_fall_in_order() {
 /// - its time to the angle against the pendulum's.
 fn lead_domino(mode: RestingContactMode) -> (f64, f64, f64) {
     let scene = gallery::scene("dominos.toml");
-    let g = -scene.world.gravity.z;
+    let g = -scene.world.config.gravity.z;
     let (h, w0, contact) = geometry(&scene);
     let free = contact - 2.0;
     let t_free = pendulum_time(h.x, h.z, g, w0, free.to_radians());

@@ -18,7 +18,7 @@ pub fn scene(file: &str) -> Scene {
 
 /// The same scene with its resting contacts handled the other way.
 pub fn with_mode(mut scene: Scene, mode: RestingContactMode) -> Scene {
-    scene.world.resting_contact = mode;
+    scene.world.config.resting_contact = mode;
     scene
 }
 

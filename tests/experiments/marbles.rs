@@ -8,7 +8,7 @@ fn marbles_only_the_far_marble_leaves() {
     let scene = gallery::scene("marbles.toml");
     let e = scene.materials["default"].restitution;
     let mu = scene.materials["default"].friction;
-    let g = -scene.world.gravity.z;
+    let g = -scene.world.config.gravity.z;
     let rec = gallery::run(&scene, None);
     let names = ["striker", "marble_0", "marble_1", "marble_2", "marble_3"];
     let idx: Vec<usize> = names.iter().map(|n| rec.index(n)).collect();

@@ -48,7 +48,7 @@ fn cradle(file: &str, figure: &str) -> (f64, f64) {
     }
     eprintln!(
         "Newton's cradle ({file}): striker at {:.3} m/s into five balls 1 µm apart (ε_c = {} m, gravity {:?})",
-        v0.x, scene.world.collision_epsilon, scene.world.gravity.to_array()
+        v0.x, scene.world.config.collision_epsilon, scene.world.config.gravity.to_array()
     );
     eprintln!("  fastest ball of the line before the striker arrives (t ≤ {BEFORE_IMPACT} s): {before:.3e} m/s");
     eprintln!(

@@ -164,8 +164,8 @@ fn platter_ball_circles_at_two_sevenths_omega_constraints_converges_at_first_ord
             gallery::scene("platter.toml"),
             RestingContactMode::Constraints,
         );
-        scene.world.contact_step = h;
-        scene.world.contact_step_max = Some(h);
+        scene.world.config.contact_step = h;
+        scene.world.config.contact_step_max = Some(h);
         let rec = gallery::run(&scene, None);
         let o = orbit(&scene, &rec);
         let rate_err = (o.rate - o.want) / o.want;

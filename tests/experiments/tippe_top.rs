@@ -85,7 +85,7 @@ fn spin_at(top: &Body, friction: f64, tilt: f64) -> Flip {
     scene.materials.get_mut("default").unwrap().friction = friction;
     let i = scene.bodies.iter().position(|b| b.name == "top").unwrap();
     scene.bodies[i].orientation = glam::DQuat::from_rotation_x(tilt);
-    let eps = scene.world.collision_epsilon;
+    let eps = scene.world.config.collision_epsilon;
     let mut world = World::new(&scene).unwrap();
     let i = world.body_index("top").unwrap();
     let axis_tilt = |w: &World| {
@@ -233,7 +233,10 @@ fn tippe_top_turns_over_and_rises_onto_its_stem_as_the_reference_integration_doe
     assert!(body.com_in_shape.z < 0.0);
     assert!((i3 / i1 - 1.0).abs() < alpha);
     let reference = reference_top(&top);
-    let (duration, eps) = (top.scene.world.duration, top.scene.world.collision_epsilon);
+    let (duration, eps) = (
+        top.scene.world.duration,
+        top.scene.world.config.collision_epsilon,
+    );
 
     let mut runs: Vec<(f64, Flip, Run, Summary, Summary)> = Vec::new();
     for mu in [high_friction, LOW_FRICTION] {
@@ -337,7 +340,7 @@ fn tippe_top_turns_over_and_rises_onto_its_stem_as_the_reference_integration_doe
 #[test]
 fn a_top_leaning_on_ball_and_stem_keeps_its_spin() {
     let top = leaning();
-    let eps = top.scene.world.collision_epsilon;
+    let eps = top.scene.world.config.collision_epsilon;
     let ours = spin_at(&top, LOW_FRICTION, TILT);
     let reference = reference_top(&top);
     let theirs = reference.run(LOW_FRICTION, TILT, top.spin, top.scene.world.duration, 0.01);

@@ -82,7 +82,7 @@ fn elastic_frictionless_bodies_in_a_box_keep_energy_and_stay_inside() {
     // criterion) and stops it, losing up to ½ m (0.165 m/s)² per such contact: seen 1e-5 of
     // the energy here, above this test's 1e-6.
     let mut sc = scene(G, 1.0, 0.0, bodies);
-    sc.world.resting_contact = tumble::scene::RestingContactMode::Microcollisions;
+    sc.world.config.resting_contact = tumble::scene::RestingContactMode::Microcollisions;
     let mut world = World::new(&sc).unwrap();
     let energy = |w: &World| w.kinetic_energy() + w.potential_energy();
     let e0 = energy(&world);

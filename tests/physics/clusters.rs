@@ -30,7 +30,7 @@ fn pile_and_falling_cube() -> Scene {
     falling.orientation = glam::DQuat::from_rotation_x(0.3) * glam::DQuat::from_rotation_z(0.2);
     bodies.push(falling);
     let mut sc = scene(G, 0.48, 0.5, bodies);
-    sc.world.resting_contact = RestingContactMode::Constraints;
+    sc.world.config.resting_contact = RestingContactMode::Constraints;
     sc
 }
 

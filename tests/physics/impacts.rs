@@ -12,7 +12,7 @@ const MODES: [RestingContactMode; 2] = [
 ];
 
 fn world(mut scene: Scene, mode: RestingContactMode) -> World {
-    scene.world.resting_contact = mode;
+    scene.world.config.resting_contact = mode;
     World::new(&scene).unwrap()
 }
 
@@ -132,7 +132,7 @@ fn impacts_within_the_band_are_simultaneous_and_beyond_it_sequential() {
             );
             b.velocity = DVec3::new(0.0, 2.0, 0.0);
             let mut sc = scene(DVec3::ZERO, 0.8, 0.2, vec![target, a, b]);
-            sc.world.collision_epsilon = eps;
+            sc.world.config.collision_epsilon = eps;
             let mut w = world(sc, mode);
             let e0 = energy(&w);
             run(&mut w, 0.5, |_| {});

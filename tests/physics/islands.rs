@@ -66,7 +66,7 @@ fn assert_same_as_one_loop(sc: &Scene, t: f64, margin: f64) -> Counts {
 /// 64 single cubes dropped at their sites, resting contacts as microcollisions.
 fn microcollision_sites() -> Scene {
     let mut sc = scene(G, 0.5, 0.3, sites(8, 1));
-    sc.world.resting_contact = RestingContactMode::Microcollisions;
+    sc.world.config.resting_contact = RestingContactMode::Microcollisions;
     sc
 }
 
@@ -102,7 +102,7 @@ fn void_island_runs_are_undone_exactly() {
 #[test]
 fn island_runs_follow_the_adapted_contact_step() {
     let mut sc = scene(G, 0.5, 0.3, sites(8, 3));
-    sc.world.contact_step_max = Some(8.0 * sc.world.contact_step);
+    sc.world.config.contact_step_max = Some(8.0 * sc.world.config.contact_step);
     let split = assert_same_as_one_loop(&sc, 1.2, 1.0);
     assert!(split.parallel_loops > 0, "{split:?}");
     assert!(split.long_contact_steps > 0, "{split:?}");

@@ -7,14 +7,14 @@ use tumble::scene::{BodySpec, RestingContactMode, Scene};
 use tumble::world::World;
 
 fn constrained(mut sc: Scene) -> World {
-    sc.world.resting_contact = RestingContactMode::Constraints;
+    sc.world.config.resting_contact = RestingContactMode::Constraints;
     World::new(&sc).unwrap()
 }
 
 /// Same world in both modes: (constraints, microcollisions).
 fn both(sc: Scene) -> (World, World) {
     let mut micro = sc.clone();
-    micro.world.resting_contact = RestingContactMode::Microcollisions;
+    micro.world.config.resting_contact = RestingContactMode::Microcollisions;
     (constrained(sc), World::new(&micro).unwrap())
 }
 
@@ -198,7 +198,7 @@ fn stack(n: usize) -> Vec<BodySpec> {
 /// world and asserts no overlap beyond ε_c, no sliding apart and no sinking.
 fn stack_of_six(mode: RestingContactMode) -> World {
     let mut sc = scene(G, 0.3, 0.5, stack(6));
-    sc.world.resting_contact = mode;
+    sc.world.config.resting_contact = mode;
     let mut w = World::new(&sc).unwrap();
     run(&mut w, 2.0, |_| {});
     let top = w.body(6).position;
@@ -328,8 +328,8 @@ fn tall_stack(n: usize, gap: f64, duration: f64, sweeps: usize, shock: usize) ->
         ));
     }
     let mut sc = scene(G, 0.3, 0.5, bodies);
-    sc.world.contact_sweeps = sweeps;
-    sc.world.shock_sweeps = shock;
+    sc.world.config.contact_sweeps = sweeps;
+    sc.world.config.shock_sweeps = shock;
     let mut w = World::new(&sc).unwrap();
     run(&mut w, duration, |_| {});
     let top = w.body(n).position;
@@ -409,7 +409,7 @@ fn shock_propagation_settles_a_tall_stack() {
 fn a_quiet_stack_lengthens_its_contact_step_without_a_jolt() {
     let run_stack = |longest: Option<f64>| {
         let mut sc = scene(G, 0.3, 0.5, stack(6));
-        sc.world.contact_step_max = longest;
+        sc.world.config.contact_step_max = longest;
         let mut w = constrained(sc);
         let mut fastest: f64 = 0.0;
         run(&mut w, 1.0, |w| {

@@ -14,7 +14,7 @@ fn slope_world(theta: f64, mu: f64) -> (World, DVec3) {
     // Mirtich's microcollisions with the static-friction fix (the constraint mode's slope
     // cases are in resting_constraints.rs).
     let mut sc = scene(G, 0.3, mu, vec![slope, block]);
-    sc.world.resting_contact = RestingContactMode::Microcollisions;
+    sc.world.config.resting_contact = RestingContactMode::Microcollisions;
     let world = World::new(&sc).unwrap();
     // Downhill direction.
     (world, q * DVec3::X)
