@@ -208,14 +208,8 @@ impl Stores {
                     continue;
                 }
                 self.hold(x, y, (0, 0));
-                let tries = self
-                    .contacts
-                    .held
-                    .resolves
-                    .entry((x as u32, y as u32))
-                    .or_insert(0);
-                *tries += 1;
-                seeds.push((x, y, *tries));
+                let tries = self.contacts.held.count_resolve(x, y);
+                seeds.push((x, y, tries));
             }
         }
     }

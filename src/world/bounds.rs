@@ -3,6 +3,7 @@
 //! first bound from [`super::pair_bound`]), the bound after a proximity query (the contact band's
 //! targets and hop returns), and the heap pushes. See `docs/design.md`, The contact band.
 
+use super::collide::normal_speed;
 use super::contact_band::{BAND_STEP, ZENO_GAP};
 use super::counts::Counts;
 use super::pair_bound::pair_axis_extents;
@@ -52,9 +53,7 @@ impl BoundInputs<'_> {
 
     /// Normal relative velocity of the contact point (negative: approaching).
     fn normal_speed(&self, a: usize, b: usize, p: &ContactPoint) -> f64 {
-        let u =
-            self.bodies[a].point_velocity(p.position) - self.bodies[b].point_velocity(p.position);
-        u.dot(p.normal)
+        normal_speed(self.bodies, a, b, p)
     }
 
     /// The extents of a (from below) and b (from above) along the axis `n` (from b to a).

@@ -18,6 +18,12 @@ use glam::{DMat3, DVec3};
 /// inverse collision matrix and the impulse accumulated so far.
 pub(super) type MicroRow = (ContactPoint, DVec3, DMat3, DVec3);
 
+/// Normal relative velocity of bodies a and b at contact point `p` (negative: approaching).
+pub(super) fn normal_speed(bodies: &[Body], a: usize, b: usize, p: &ContactPoint) -> f64 {
+    let u = bodies[a].point_velocity(p.position) - bodies[b].point_velocity(p.position);
+    u.dot(p.normal)
+}
+
 /// Proximity of two bodies at their current poses ([`proximity`] on their colliders).
 pub(super) fn body_proximity(a: &Body, b: &Body, margin: f64, out: &mut Vec<ContactPoint>) -> f64 {
     proximity(&a.collider, &a.pose(), &b.collider, &b.pose(), margin, out)
@@ -121,9 +127,7 @@ impl Stores {
 
     /// Normal relative velocity of the contact point (negative: approaching).
     pub(super) fn normal_speed(&self, a: usize, b: usize, p: &ContactPoint) -> f64 {
-        let u =
-            self.bodies[a].point_velocity(p.position) - self.bodies[b].point_velocity(p.position);
-        u.dot(p.normal)
+        normal_speed(&self.bodies, a, b, p)
     }
 
     /// Applies collision impulses at the approaching contact points of `s.points`, until none

@@ -148,16 +148,7 @@ impl Stores {
         // A pile the local solve cannot settle (it would be solved again at once, forever) gets
         // at most `MAX_RESOLVES` re-solves per pair and step; after that the pair is left to
         // the event machinery's own collision rule, which always terminates.
-        let tries = {
-            let tries = self
-                .contacts
-                .held
-                .resolves
-                .entry((a as u32, b as u32))
-                .or_insert(0);
-            *tries += 1;
-            *tries
-        };
+        let tries = self.contacts.held.count_resolve(a, b);
         if tries > MAX_RESOLVES {
             return self.collide_alone(a, b, band, t, s);
         }

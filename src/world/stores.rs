@@ -126,6 +126,15 @@ pub(super) struct HeldPairs {
     pub(super) resolves: FxHashMap<(u32, u32), u32>,
 }
 
+impl HeldPairs {
+    /// Counts one more mid-step re-solve of pair (a < b) this step; returns its number.
+    pub(super) fn count_resolve(&mut self, a: usize, b: usize) -> u32 {
+        let tries = self.resolves.entry((a as u32, b as u32)).or_insert(0);
+        *tries += 1;
+        *tries
+    }
+}
+
 /// The local re-solves' state kept across events: their solver (its impulses warm-start the
 /// next re-solve) and which bodies the present ring has listed.
 #[derive(Default)]
