@@ -137,6 +137,11 @@ pub struct Body {
     /// the world angular momentum it added, which the body flies with until the step's end
     /// and which are taken off there, so a push moves positions without leaving velocity.
     pub push: Push,
+    /// Collisions and local re-solves this body took part in so far (a count that only grows):
+    /// the jammed-island switch rule reads its growth per contact step (`world::jam`).
+    pub activity: u32,
+    /// In an island the switch rule steps as a whole over the present contact step.
+    pub jammed: bool,
 }
 
 /// A push-out carried over one contact step: see [`Body::add_push`] and [`Body::end_push`].

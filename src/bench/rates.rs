@@ -58,7 +58,7 @@ impl Rates {
             distance_queries_per_event: per(counts.distance_queries, events),
             contact_points_per_step: per(counts.resting_contacts, counts.contact_steps),
             sweeps_per_step: per(counts.contact_iterations, counts.contact_steps),
-            mean_largest_island: per(counts.largest_island_sum, counts.island_steps),
+            mean_largest_island: per(counts.largest_island_sum, counts.island_plans),
             event_loop_us_per_event: None,
             sweep_ns_per_point: None,
             lcp_problems_per_step: per(counts.lcp_problems, counts.lcp_steps),

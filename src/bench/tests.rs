@@ -95,7 +95,7 @@ fn rates_are_counts_per_body_second_and_per_event() {
         resting_contacts: 1234,
         contact_iterations: 640,
         largest_island_sum: 90,
-        island_steps: 3,
+        island_plans: 3,
         ..Counts::default()
     };
     let r = Rates::of(&counts, 100, 2.0);

@@ -160,6 +160,8 @@ impl World {
                 supported_at: f64::NEG_INFINITY,
                 push: Default::default(),
                 path,
+                activity: 0,
+                jammed: false,
             };
             if let Some(path) = &body.path {
                 let s = path.state_at(0.0);

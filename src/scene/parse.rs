@@ -16,7 +16,10 @@ use super::bodies::{parse_body, BodyCtx};
 use super::joints::parse_joints;
 use super::lattice::parse_lattice;
 use super::table::{Span, Src, Tab};
-use super::{BodySpec, ContactPush, Method, RestingContactMode, Scene, SceneError, WorldSettings};
+use super::{
+    BodySpec, ContactPush, JammedIslands, Method, RestingContactMode, Scene, SceneError,
+    WorldSettings,
+};
 use crate::material::{Material, MaterialPair};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -143,6 +146,7 @@ fn parse_world(root: &Tab) -> Result<WorldSettings, SceneError> {
         "time_step",
         "friction_directions",
         "contact_push",
+        "jammed_islands",
     ])?;
     if let Some((g, _)) = t.vec3("gravity")? {
         w.config.gravity = g;
@@ -188,6 +192,18 @@ fn parse_world(root: &Tab) -> Result<WorldSettings, SceneError> {
                 &span,
                 "contact_push",
                 &format!("must be \"velocity\" or \"split\" (got \"{other}\")"),
+            ))
+        }
+    }
+    match t.string("jammed_islands")? {
+        None => {}
+        Some(("step", _)) => w.config.jammed_islands = JammedIslands::Step,
+        Some(("events", _)) => w.config.jammed_islands = JammedIslands::Events,
+        Some((other, span)) => {
+            return Err(t.value_error(
+                &span,
+                "jammed_islands",
+                &format!("must be \"step\" or \"events\" (got \"{other}\")"),
             ))
         }
     }

@@ -4,7 +4,7 @@
 //! targets and hop returns), and the heap pushes. See `docs/design.md`, The contact band.
 
 use super::collide::normal_speed;
-use super::contact_band::{BAND_STEP, ZENO_GAP};
+use super::contact_band::{BAND_STEP, HELD_BAND, ZENO_GAP};
 use super::counts::Counts;
 use super::pair_bound::pair_axis_extents;
 use super::pair_bound::{axis_gap, first_bound, pair_band, pair_matters, AxisExtents, FirstBound};
@@ -48,7 +48,8 @@ pub(super) struct BoundInputs<'a> {
 impl BoundInputs<'_> {
     /// The contact band of pair (a, b): ε_c, or `HELD_BAND`·ε_c while a contact step holds it.
     fn band(&self, a: usize, b: usize) -> f64 {
-        pair_band(self.held, self.settings.epsilon, a, b)
+        let jammed = self.bodies[a].jammed || self.bodies[b].jammed;
+        pair_band(self.held, self.settings.epsilon, (a, b), jammed)
     }
 
     /// Normal relative velocity of the contact point (negative: approaching).
@@ -71,7 +72,13 @@ impl BoundInputs<'_> {
 impl Stores {
     /// The contact band of pair (a, b): ε_c, or `HELD_BAND`·ε_c while a contact step holds it.
     pub(super) fn band(&self, a: usize, b: usize) -> f64 {
-        pair_band(&self.contacts.held.pairs, self.settings.epsilon, a, b)
+        let jammed = self.jammed_pair(a, b);
+        pair_band(
+            &self.contacts.held.pairs,
+            self.settings.epsilon,
+            (a, b),
+            jammed,
+        )
     }
 
     /// The gap of pair (a, b) along its last separating axis at the bodies' present states, if
@@ -252,6 +259,14 @@ impl Pairs {
         counts.toi_bounds += 1;
         let eps = inputs.band(a, b);
         let within = d <= eps;
+        // Inside its band a jammed pair steps by the whole ε_c's band step (to contact at
+        // most): its contacts are solved as a whole at every step's start, and the band's
+        // small steps would measure a pile sinking under its own load over and over.
+        let full = inputs.settings.epsilon;
+        let target = |d: f64| match eps < HELD_BAND * full {
+            true => jammed_band_target(d, full),
+            false => band_target(d, eps),
+        };
         // A held pair approaching inside its band was just re-solved (or found to need no
         // impulse: its step-mean motion keeps it apart); it is bounded like any other.
         if within && eps >= inputs.settings.epsilon {
@@ -275,8 +290,8 @@ impl Pairs {
             Self::schedule(
                 counts,
                 inputs.settings.min_return_time,
-                d,
-                eps,
+                (d, eps),
+                target,
                 |x| extents.time_to(gap + (x - d)),
                 || extents.return_time(gap),
             )
@@ -289,8 +304,8 @@ impl Pairs {
             Self::schedule(
                 counts,
                 inputs.settings.min_return_time,
-                d,
-                eps,
+                (d, eps),
+                target,
                 |x| bound.time_to(x),
                 || bound.return_time(),
             )
@@ -303,13 +318,14 @@ impl Pairs {
 
     /// When to measure a pair at distance `d` again, given its bound as `reach(x)` (the first
     /// time the distance can be down to `x`) and `back` (when it can first come back down to
-    /// `d`, evaluated only when needed): farther than ε_c, when it could reach ε_c/2; inside the contact band, at the hop's
-    /// landing if that is not implausibly soon, else after a band step (see the module doc).
+    /// `d`, evaluated only when needed): farther than the band `eps`, when it could reach half
+    /// of it; inside the band, at the hop's landing if that is not implausibly soon, else at
+    /// the band step's `target(d)` (see the module doc).
     pub(super) fn schedule(
         counts: &mut Counts,
         min_return_time: f64,
-        d: f64,
-        eps: f64,
+        (d, eps): (f64, f64),
+        target: impl FnOnce(f64) -> f64,
         reach: impl Fn(f64) -> f64,
         back: impl FnOnce() -> f64,
     ) -> f64 {
@@ -322,7 +338,7 @@ impl Pairs {
             back
         } else {
             counts.band_steps += 1;
-            reach(band_target(d, eps))
+            reach(target(d))
         }
     }
 
@@ -383,7 +399,8 @@ impl Pairs {
             let path = bodies[a].path.is_some() || bodies[b].path.is_some();
             match (axis, stage_bounds) {
                 (None, Some(_)) if path => {
-                    let band = pair_band(held, epsilon, a, b);
+                    let jammed = bodies[a].jammed || bodies[b].jammed;
+                    let band = pair_band(held, epsilon, (a, b), jammed);
                     first_bound(
                         &bodies[a], &bodies[b], None, gravity, epsilon, band, horizon,
                     )
@@ -394,7 +411,8 @@ impl Pairs {
                     FirstBound::Stage((f64::from(stage[k]) * (1.0 - 1e-6)).max(0.0))
                 }
                 _ => {
-                    let band = pair_band(held, epsilon, a, b);
+                    let jammed = bodies[a].jammed || bodies[b].jammed;
+                    let band = pair_band(held, epsilon, (a, b), jammed);
                     first_bound(
                         &bodies[a], &bodies[b], axis, gravity, epsilon, band, horizon,
                     )
@@ -441,6 +459,16 @@ pub(super) fn band_target(gap: f64, eps: f64) -> f64 {
     } else {
         // Already touching (rounding) or overlapping and not approaching: a small step
         // that still guarantees progress.
+        gap - eps * ZENO_GAP
+    }
+}
+
+/// [`band_target`] for a pair of a jammed island, whose band (`JAMMED_BAND`) is narrower than one
+/// band step of ε_c: as far as contact, then by `ZENO_GAP`·ε_c as any pair there.
+pub(super) fn jammed_band_target(gap: f64, eps: f64) -> f64 {
+    if gap > eps * ZENO_GAP {
+        (gap - eps * BAND_STEP).max(0.0)
+    } else {
         gap - eps * ZENO_GAP
     }
 }

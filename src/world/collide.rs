@@ -326,6 +326,9 @@ impl Stores {
             }
             ImpulseKind::Full => {
                 self.stats.counts.collisions += 1;
+                for i in [a, b] {
+                    self.bodies[i].activity = self.bodies[i].activity.wrapping_add(1);
+                }
                 EventKind::Collision
             }
         };

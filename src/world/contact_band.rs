@@ -20,3 +20,9 @@ pub(super) const RESTING_MARGIN: f64 = 2.0;
 /// Contact band (fraction of ε_c) of a pair whose contacts a contact step holds: the event
 /// machinery takes over only if a point gets this close after all (a prediction that missed).
 pub(super) const HELD_BAND: f64 = 0.25;
+
+/// Held band (fraction of ε_c) of a pair in a jammed island (`world/jam.rs`): its contacts are
+/// solved as a whole at every step's start, so the event machinery steps in only where a
+/// prediction missed by most of the target, not for every pair the pile's sinking under its
+/// own load brings past `HELD_BAND` (most of a jam's events when it runs on events).
+pub(super) const JAMMED_BAND: f64 = 1.0 / 16.0;

@@ -34,12 +34,37 @@ impl Stores {
     /// gravity adds over `h`), solves them together as constraints over the step
     /// ([`crate::resting_contact`]) and marks their pairs as held, so the event machinery only
     /// steps in for them within `HELD_BAND`·ε_c.
+    ///
+    /// With `jammed_islands = "step"`, the islands the switch rule calls jammed
+    /// ([`Stores::decide_jams`]) take every contact point within the margin, colliding or not:
+    /// their collisions are resolved first, in rounds over the whole island
+    /// ([`Stores::collide_jammed`], Bender & Schmitt §3.1), then their contacts are solved with
+    /// the rest (§3.2).
     pub(super) fn resting_contact_step(&mut self, h: f64, s: &mut Scratch) {
+        let clock = std::time::Instant::now();
+        self.decide_jams(self.clock.time);
+        let mut jam_time = clock.elapsed().as_secs_f64();
         self.gather_resting_contacts(h, &mut s.step_pairs);
         if self.contacts.step.contacts.is_empty() {
+            self.note_jam_time(jam_time);
             return;
         }
+        if self.contacts.step.fast > 0 {
+            let clock = std::time::Instant::now();
+            self.collide_jammed(&mut s.impacts);
+            jam_time += clock.elapsed().as_secs_f64();
+        }
         self.solve_contact_step(h, &mut s.pushed, &mut s.woken);
+        self.note_jam_time(jam_time);
+    }
+
+    /// Moves `seconds` of the contact step's wall time to the stepped islands' (the contact
+    /// step is timed as a whole by its caller).
+    fn note_jam_time(&mut self, seconds: f64) {
+        if self.jams.any {
+            self.stats.stage_times.stepped_islands += seconds;
+            self.stats.stage_times.contact_step -= seconds;
+        }
     }
 
     /// The contact step's first half: the resting contacts of the step's pairs (`pairs`, a
@@ -58,6 +83,7 @@ impl Stores {
         self.contacts.held.points.clear();
         self.contacts.held.resolves.clear();
         self.contacts.step.contacts.clear();
+        self.contacts.step.fast = 0;
         self.contacts
             .held
             .by_body
@@ -67,11 +93,32 @@ impl Stores {
         }
         let eps = self.settings.epsilon;
         let margin = RESTING_MARGIN * eps;
-        // Present boxes grown by the margin: the pairs that can have a point that close.
+        // How far a jammed island's bodies can move over the step: their pairs take the
+        // contacts they could reach by its end (speculative contacts, bounded as the TOI
+        // bounds are), so no pair of the island need collide mid-step.
+        self.jams.reach.clear();
+        if self.jams.any {
+            let g = self.settings.gravity.length();
+            self.jams
+                .reach
+                .extend(self.bodies.iter().map(|b| match b.jammed {
+                    true => {
+                        let speed =
+                            b.velocity.length() + b.angular_velocity.length() * b.bounding_radius;
+                        speed * h + 0.5 * g * h * h
+                    }
+                    false => 0.0,
+                }));
+        }
+        // Present boxes grown by the margin (and the reach): the pairs that can have a point
+        // that close.
         self.pairs.boxes.clear();
-        for b in &self.bodies {
+        for (i, b) in self.bodies.iter().enumerate() {
             let (min, max) = b.collider.aabb(&b.pose());
-            self.pairs.boxes.push(Aabb { min, max }.grown(margin));
+            let reach = reach_of(&self.jams.reach, i);
+            self.pairs
+                .boxes
+                .push(Aabb { min, max }.grown(margin + reach));
         }
         self.pairs_of_boxes(Body::is_awake_dynamic, |_, _| true, pairs);
         if !self.joints.is_empty() {
@@ -92,6 +139,8 @@ impl Stores {
                 } else {
                     self.stats.counts.tracked_pairs += 1;
                 }
+                let reach = &self.jams.reach;
+                let margin = margin + reach_of(reach, a) + reach_of(reach, b);
                 if d > margin {
                     continue;
                 }
@@ -103,10 +152,15 @@ impl Stores {
                 );
                 let mut any = false;
                 let near = || points[from..to].iter().filter(|p| p.separation <= margin);
+                // A jammed island's pair takes its colliding points too: the step's collision
+                // rounds resolve them before the contacts are solved.
+                let jammed = self.jammed_pair(a, b);
                 for p in near() {
                     let un = (ba.point_velocity(p.position) - bb.point_velocity(p.position))
                         .dot(p.normal);
-                    if -un < resting_speed {
+                    if -un < resting_speed || jammed {
+                        let touching = p.separation <= RESTING_MARGIN * eps;
+                        self.contacts.step.fast += usize::from(-un >= resting_speed && touching);
                         any = true;
                         self.contacts
                             .step
@@ -221,6 +275,11 @@ impl Stores {
         pairs: &[(usize, usize)],
         margin: f64,
     ) -> Vec<(Vec<(f64, usize, usize, u32)>, Vec<ContactPoint>)> {
+        let reach = &self.jams.reach;
+        let margin_of = |a: usize, b: usize| match reach.is_empty() {
+            true => margin,
+            false => margin + reach[a] + reach[b],
+        };
         use rayon::prelude::*;
         let (bodies, last_axis) = (&self.bodies, &self.pairs.bounds.last_axis);
         let (previous, tracked) = (
@@ -247,12 +306,19 @@ impl Stores {
                 let mut points = Vec::new();
                 let mut out = Vec::new();
                 for &(a, b) in chunk {
+                    let margin = margin_of(a, b);
                     if let Some(gap) = axis_gap(a, b).filter(|&g| g > margin) {
                         meta.push((gap, usize::MAX, usize::MAX, u32::MAX));
                         continue;
                     }
                     let from = points.len();
-                    if let Some((d, first)) = reuse(a, b, &mut points) {
+                    // Tracked points are the features within the resting margin: a pair that
+                    // reaches ahead may have others within its own.
+                    let tracked = match !reach.is_empty() && reach[a] + reach[b] > 0.0 {
+                        true => None,
+                        false => reuse(a, b, &mut points),
+                    };
+                    if let Some((d, first)) = tracked {
                         meta.push((d, from, points.len(), first));
                         continue;
                     }
@@ -342,4 +408,9 @@ impl Stores {
             self.clock.contact_step *= 0.5;
         }
     }
+}
+
+/// Body `i`'s reach over the step in `reach` (0 where no island is jammed).
+fn reach_of(reach: &[f64], i: usize) -> f64 {
+    reach.get(i).copied().unwrap_or(0.0)
 }

@@ -63,12 +63,20 @@ pub struct Counts {
     pub kept_bounds: u64,
     /// Pairs bounded along their last separating axis instead of by bounding spheres.
     pub axis_bounds: u64,
-    /// Most awake dynamic bodies in one island at a step start (see `island_steps`).
+    /// Most awake dynamic bodies in one island at a step start (see `island_plans`).
     pub largest_island: u64,
-    /// The largest island's size summed over steps (divide by `island_steps` for the mean).
+    /// The largest island's size summed over steps (divide by `island_plans` for the mean).
     pub largest_island_sum: u64,
     /// Steps whose islands were counted (host broad phase only).
+    pub island_plans: u64,
+    /// Times an island the switch rule called jammed left the event loop to be stepped
+    /// (`[world] jammed_islands = "step"`; see `world/jam.rs`).
+    pub stepped_islands: u64,
+    /// Jammed islands advanced by one simultaneous step, summed over contact steps.
     pub island_steps: u64,
+    /// Contact points whose impacts the jammed islands' collision rounds resolved (Bender &
+    /// Schmitt 2006 §3.1), summed over the rounds.
+    pub step_collisions: u64,
     /// Steps whose event loop ran on threads, one group of islands each.
     pub parallel_loops: u64,
     /// Of those, the runs made void by a body leaving its island's limits and redone in one
@@ -129,7 +137,10 @@ impl Counts {
             axis_bounds,
             largest_island,
             largest_island_sum,
+            island_plans,
+            stepped_islands,
             island_steps,
+            step_collisions,
             parallel_loops,
             parallel_escapes,
             pruned_axes,
@@ -167,7 +178,10 @@ impl Counts {
         self.axis_bounds += axis_bounds;
         self.largest_island = self.largest_island.max(largest_island);
         self.largest_island_sum += largest_island_sum;
+        self.island_plans += island_plans;
+        self.stepped_islands += stepped_islands;
         self.island_steps += island_steps;
+        self.step_collisions += step_collisions;
         self.parallel_loops += parallel_loops;
         self.parallel_escapes += parallel_escapes;
         self.pruned_axes += pruned_axes;
@@ -243,4 +257,7 @@ pub struct StageTimes {
     pub frame_stages: f64,
     /// Advancing every body to the frame time at frame ends.
     pub sync: f64,
+    /// The jammed islands' switch rule and collision rounds (beside `contact_step`, which
+    /// solves their contacts with the rest).
+    pub stepped_islands: f64,
 }

@@ -342,6 +342,9 @@ impl Stores {
         if count > 0 {
             self.stats.counts.held_resolutions += 1;
         }
+        for &i in &moved[from..] {
+            self.bodies[i].activity = self.bodies[i].activity.wrapping_add(1);
+        }
         count
     }
 
@@ -576,13 +579,14 @@ impl Stores {
         points: &[ContactPoint],
     ) -> bool {
         let eps = self.settings.epsilon;
+        // Half the pair's own band: a jammed pair's is narrower (`JAMMED_BAND`).
+        let floor = 0.5 * self.band(a, b).min(HELD_BAND * eps);
         points
             .iter()
             .filter(|p| p.separation <= RESTING_MARGIN * eps)
             .any(|p| {
                 let c = RestingContact::at(a, b, p, friction);
-                crate::resting_contact::predicted_separation(&self.bodies, &c, settings)
-                    < 0.5 * HELD_BAND * eps
+                crate::resting_contact::predicted_separation(&self.bodies, &c, settings) < floor
             })
     }
 

@@ -35,6 +35,7 @@
 //! in (0, ε_c].
 
 use super::collide::Response;
+use super::contact_band::RESTING_MARGIN;
 use super::stores::Stores;
 use super::EventKind;
 use super::RestingContactMode;
@@ -50,11 +51,20 @@ const MAX_ROUNDS: usize = 64;
 /// whole pile at every event. Under gravity the resting speed, sqrt(2 g ε_c) and more, is the
 /// larger floor.
 const MIN_SET_SPEED: f64 = 0.001;
-/// Most sweeps of a joint round's normal (and again of its friction) iteration.
-const MAX_SWEEPS: usize = 2_000;
-/// A joint round's iteration stops once no sweep changes a point's relative velocity by more
-/// than this fraction of the round's largest approach speed.
-const TOLERANCE: f64 = 1e-13;
+/// How far a joint round's iterations go: at most `max_sweeps` sweeps of the normal impulses
+/// (and again of friction), stopping once no sweep changes a point's relative velocity by more
+/// than `tolerance` times the round's largest approach speed.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Convergence {
+    pub(super) tolerance: f64,
+    pub(super) max_sweeps: usize,
+}
+
+/// An event's impact set: converged to rounding, so its result does not depend on the order.
+const EXACT: Convergence = Convergence {
+    tolerance: 1e-13,
+    max_sweeps: 2_000,
+};
 
 /// A contact point of a joint round.
 #[derive(Clone, Copy, Debug)]
@@ -217,7 +227,12 @@ impl Stores {
             } else {
                 self.stats.counts.simultaneous_impacts += 1;
                 self.stats.counts.collisions += active_pairs as u64;
-                self.joint_round(set, 1.0);
+                for k in 0..set.rows.len() {
+                    for i in [set.rows[k].a, set.rows[k].b] {
+                        self.bodies[i].activity = self.bodies[i].activity.wrapping_add(1);
+                    }
+                }
+                self.joint_round(set, 1.0, EXACT);
             }
             any = true;
             // The bodies the round moved: their neighbours in contact join the set.
@@ -280,6 +295,52 @@ impl Stores {
         }
     }
 
+    /// One collision round of the jammed islands' step (`island_step.rs`): every contact point
+    /// of the step that belongs to a jammed pair and approaches as fast as an impact, solved
+    /// together as a joint round (Newton's law, Coulomb friction, the inelastic pass and the
+    /// energy guard) to `convergence`. Returns the round's points (0: none approached).
+    pub(super) fn collision_round(
+        &mut self,
+        set: &mut ImpactScratch,
+        convergence: Convergence,
+    ) -> usize {
+        set.rows.clear();
+        for k in 0..self.contacts.step.contacts.len() {
+            let c = self.contacts.step.contacts[k];
+            let (x, y) = (c.a as usize, c.b as usize);
+            // Speculative contacts (farther than the resting margin) are not touching yet: the
+            // contact solve stops them at the target instead.
+            if c.separation > RESTING_MARGIN * self.settings.epsilon || !self.jammed_pair(x, y) {
+                continue;
+            }
+            let p = ContactPoint {
+                position: c.position,
+                separation: c.separation,
+                normal: c.normal,
+            };
+            let un = self.normal_speed(x, y, &p);
+            if un < -1e-12 && -un >= self.impact_speed(x, y) {
+                set.rows.push(self.impact_row(x, y, &p, un));
+            }
+        }
+        if set.rows.is_empty() {
+            return 0;
+        }
+        set.saved.clear();
+        set.gathered.clear();
+        for k in 0..set.rows.len() {
+            for i in [set.rows[k].a, set.rows[k].b] {
+                let body = &mut self.bodies[i];
+                body.activity = body.activity.wrapping_add(1);
+                if set.gathered.insert(i) {
+                    set.saved.push((i, body.velocity, body.angular_velocity));
+                }
+            }
+        }
+        self.joint_round(set, 1.0, convergence);
+        set.rows.len()
+    }
+
     /// A joint round's row for point `p` of pair (x, y), approaching at normal speed `un` < 0.
     fn impact_row(&self, x: usize, y: usize, p: &ContactPoint, un: f64) -> Row {
         let (bx, by) = (&self.bodies[x], &self.bodies[y]);
@@ -320,11 +381,17 @@ impl Stores {
     /// Normal impulses over the round's rows until no sweep changes a point's normal velocity
     /// by more than the tolerance: toward each row's target, or, with `inelastic`, only as far
     /// as stopping its approach, on top of the impulses already applied.
-    fn normal_sweeps(&mut self, set: &mut ImpactScratch, scale: f64, inelastic: bool) {
+    fn normal_sweeps(
+        &mut self,
+        set: &mut ImpactScratch,
+        scale: f64,
+        inelastic: bool,
+        convergence: Convergence,
+    ) {
         let extra = &mut set.extra;
         extra.clear();
         extra.resize(set.rows.len(), 0.0);
-        for _ in 0..MAX_SWEEPS {
+        for _ in 0..convergence.max_sweeps {
             let mut change: f64 = 0.0;
             for (row, done) in set.rows.iter_mut().zip(extra.iter_mut()) {
                 let r = *row;
@@ -346,7 +413,7 @@ impl Stores {
                     change = change.max((delta / r.mass).abs());
                 }
             }
-            if change <= TOLERANCE * scale {
+            if change <= convergence.tolerance * scale {
                 break;
             }
         }
@@ -354,7 +421,12 @@ impl Stores {
 
     /// Solves the round's rows together (see the module doc) with restitution scaled by
     /// `restitution` (1: the materials'; 0: perfectly inelastic).
-    fn joint_round(&mut self, set: &mut ImpactScratch, restitution: f64) {
+    pub(super) fn joint_round(
+        &mut self,
+        set: &mut ImpactScratch,
+        restitution: f64,
+        convergence: Convergence,
+    ) {
         let energy = |w: &Stores, saved: &[(usize, DVec3, DVec3)]| -> f64 {
             saved
                 .iter()
@@ -374,10 +446,10 @@ impl Stores {
             r.tangent = DVec3::ZERO;
         }
         // Bender & Schmitt §3.1: impulses toward each point's target, their sum kept >= 0.
-        self.normal_sweeps(set, scale, false);
+        self.normal_sweeps(set, scale, false, convergence);
         // Coulomb friction: each point's tangential impulse toward sticking, within μ times its
         // normal impulse (the maximal dissipation of a fixed normal load, a convex problem).
-        for _ in 0..MAX_SWEEPS {
+        for _ in 0..convergence.max_sweeps {
             let mut change: f64 = 0.0;
             for k in 0..set.rows.len() {
                 let r = set.rows[k];
@@ -388,7 +460,7 @@ impl Stores {
                 let u = self.row_velocity(&r);
                 let ut = u - u.dot(n) * n;
                 let speed = ut.length();
-                if speed <= TOLERANCE * scale {
+                if speed <= convergence.tolerance * scale {
                     continue;
                 }
                 let dir = ut / speed;
@@ -404,14 +476,14 @@ impl Stores {
                 set.rows[k].tangent = next;
                 change = change.max(delta.length() / mass_t);
             }
-            if change <= TOLERANCE * scale {
+            if change <= convergence.tolerance * scale {
                 break;
             }
         }
         // Friction turns the bodies, which may leave a point approaching again: a last
         // inelastic pass (targets 0, impulses only pushing) ends the round with none
         // approaching, so rounds end; a projection, it adds no energy.
-        self.normal_sweeps(set, scale, true);
+        self.normal_sweeps(set, scale, true, convergence);
         let after = energy(self, &set.saved);
         // A NaN energy also counts as a gain.
         let gained = after.is_nan() || after > before * (1.0 + 1e-12) + 1e-15;
@@ -420,7 +492,7 @@ impl Stores {
                 self.bodies[i].velocity = v;
                 self.bodies[i].angular_velocity = w;
             }
-            self.joint_round(set, 0.0);
+            self.joint_round(set, 0.0, convergence);
             return;
         }
         if self.settings.record_events {

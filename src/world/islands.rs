@@ -145,7 +145,7 @@ impl World {
         self.stores.stats.counts.largest_island =
             self.stores.stats.counts.largest_island.max(largest as u64);
         self.stores.stats.counts.largest_island_sum += largest as u64;
-        self.stores.stats.counts.island_steps += 1;
+        self.stores.stats.counts.island_plans += 1;
     }
 }
 

@@ -31,7 +31,9 @@ mod event_loop;
 mod held;
 mod impacts;
 mod impulse_record;
+mod island_step;
 mod islands;
+mod jam;
 mod joint_step;
 mod lcp_step;
 mod pair_bound;
@@ -48,7 +50,7 @@ mod tests;
 pub use crate::body::BodyState;
 pub use counts::{Counts, DeepestOverlap, SimError, StageTimes};
 pub use event_log::{EventKind, ImpulseEvent};
-pub use settings::{ContactPush, Method, RestingContactMode, WorldConfig};
+pub use settings::{ContactPush, JammedIslands, Method, RestingContactMode, WorldConfig};
 
 use crate::body::{Body, Motion};
 use crate::narrow_phase::ContactPoint;

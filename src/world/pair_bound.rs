@@ -3,7 +3,7 @@
 //! separating axis (support functions, then per-vertex envelopes), else from bounding spheres
 //! (Mirtich & Canny 1994 §3.3; see `docs/design.md`, Time-of-impact bounds).
 
-use super::contact_band::HELD_BAND;
+use super::contact_band::{HELD_BAND, JAMMED_BAND};
 use crate::body::Body;
 use crate::toi_bound::{
     axial_extent, turning_axis_extents, AxialFlight, DistanceBound, EnvelopeBound, Extent,
@@ -205,15 +205,20 @@ pub(super) fn body_extents(
     }
 }
 
-/// The contact band of pair (a, b): ε_c, or `HELD_BAND`·ε_c while a contact step holds it.
+/// The contact band of pair (a, b): ε_c, or while a contact step holds it `HELD_BAND`·ε_c, and
+/// `JAMMED_BAND`·ε_c if it is `jammed` (in an island the step advances as a whole).
 pub(super) fn pair_band(
     held: &FxHashMap<(u32, u32), (u32, u32)>,
     epsilon: f64,
-    a: usize,
-    b: usize,
+    (a, b): (usize, usize),
+    jammed: bool,
 ) -> f64 {
     if !held.is_empty() && held.contains_key(&(a as u32, b as u32)) {
-        HELD_BAND * epsilon
+        if jammed {
+            JAMMED_BAND * epsilon
+        } else {
+            HELD_BAND * epsilon
+        }
     } else {
         epsilon
     }

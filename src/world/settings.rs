@@ -37,6 +37,19 @@ pub enum ContactPush {
     Split,
 }
 
+/// How a jammed island is advanced (a scene's `[world] jammed_islands`): Mirtich 1996 §4.2's
+/// paradigm shift, an island whose contacts collide over and over stepped as a whole.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum JammedIslands {
+    /// An island the switch rule calls jammed takes each contact step as one simultaneous step
+    /// (Bender & Schmitt 2006 §3.1–3.2: its collisions in rounds, then its contacts), and
+    /// returns to events once it calms (docs/design.md, Jammed islands). The default.
+    #[default]
+    Step,
+    /// Every collision is an event, in time order, everywhere.
+    Events,
+}
+
 /// How resting contacts are handled (a scene's `[world] resting_contact`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum RestingContactMode {
@@ -82,6 +95,8 @@ pub struct WorldConfig {
     pub friction_directions: usize,
     /// How a contact step restores a resting contact's shortfall below its target separation.
     pub contact_push: ContactPush,
+    /// How a jammed island is advanced (constraint mode only).
+    pub jammed_islands: JammedIslands,
 }
 
 impl Default for WorldConfig {
@@ -104,6 +119,7 @@ impl Default for WorldConfig {
             time_step: 0.01,
             friction_directions: 8,
             contact_push: ContactPush::Velocity,
+            jammed_islands: JammedIslands::Step,
         }
     }
 }
@@ -137,6 +153,8 @@ pub(super) struct Settings {
     pub(super) shock_sweeps: usize,
     /// `[world] contact_push = "split"`: shortfalls restored by push-outs kept for the step only.
     pub(super) split_push: bool,
+    /// Whether jammed islands are stepped (`jammed_islands = "step"`, constraint mode).
+    pub(super) step_jams: bool,
     /// Whether a step's event loop may run on threads, one group of islands each.
     pub(super) parallel_islands: bool,
     /// Scale of the margin by which an island's limits exceed its bodies' swept boxes.
@@ -177,6 +195,8 @@ impl Settings {
             contact_sweeps: world.contact_sweeps,
             shock_sweeps: world.shock_sweeps,
             split_push: world.contact_push == ContactPush::Split,
+            step_jams: world.jammed_islands == JammedIslands::Step
+                && world.resting_contact == RestingContactMode::Constraints,
             parallel_islands: true,
             island_margin: 1.0,
             record_events: false,

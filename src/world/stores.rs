@@ -6,6 +6,7 @@
 //! - [`Pairs`]: the event heap, the kept bounds and last axes, the swept boxes and their grid.
 //! - [`Contacts`]: the contact step, the held pairs, the local re-solves' clusters and the
 //!   impact sets.
+//! - [`Jams`]: which islands the switch rule steps as a whole.
 //! - [`RunStats`]: what the run reports (counters, penetration, impulses, stage times).
 //!
 //! [`Stores`] gathers them with the bodies, the settings and the joints: what an event loop runs
@@ -38,7 +39,30 @@ pub(super) struct Stores {
     pub(super) joints: Joints,
     /// Resting contact as constraints: contact step, held pairs, clusters, impact sets.
     pub(super) contacts: Contacts,
+    /// Which islands are jammed this contact step (the world's stores only).
+    pub(super) jams: Jams,
     pub(super) stats: RunStats,
+}
+
+/// The jammed-island switch rule's state, per body (see `world/jam.rs`).
+#[derive(Default)]
+pub(super) struct Jams {
+    /// Each body's `activity` when the rule last read it.
+    pub(super) seen: Vec<u32>,
+    /// Contact steps its island has been calm while stepped.
+    pub(super) calm: Vec<u8>,
+    /// Whether any body is jammed over the present contact step.
+    pub(super) any: bool,
+    /// Start of the contact step the rule last decided: a step redone from the same instant
+    /// (`World::step` putting back a prepared step) keeps the decision.
+    pub(super) decided_at: Option<f64>,
+    /// How far each body of a jammed island can move over the present contact step (m; 0 for
+    /// the others), by which its pairs' contacts reach ahead (speculative contacts).
+    pub(super) reach: Vec<f64>,
+    /// Union–find parents of the islands (scratch).
+    pub(super) parent: Vec<u32>,
+    /// Per island root: bodies, activity growth, whether it was jammed, least calm (scratch).
+    pub(super) tally: Vec<(u32, u64, bool, u8)>,
 }
 
 /// The world's clock.
@@ -104,6 +128,9 @@ pub(super) struct ContactStep {
     pub(super) solver: Solver,
     /// `(step_point_sweeps, resolve_point_sweeps)` at the present frame's start.
     pub(super) work_at_frame_start: (u64, u64),
+    /// Of `contacts`, the points of jammed islands that approach as fast as a collision: the
+    /// step's collision rounds take them first (`world/island_step.rs`).
+    pub(super) fast: usize,
 }
 
 /// The pairs the present contact step holds, and the previous step's.

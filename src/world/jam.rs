@@ -1,0 +1,150 @@
+//! The switch rule between the two paradigms (Mirtich 1996 §4.2): which islands leave the event
+//! loop to be stepped as a whole over the next contact step, and when they come back.
+//!
+//! An island here is a connected set of awake dynamic bodies through the pairs the last contact
+//! step held (fixed and kinematic bodies join nothing: every body on one floor is not one
+//! island). Its *rate* is the collisions and local re-solves its bodies took part in over the
+//! last contact step, per body (a stepped island's collision rounds count as collisions). An
+//! island of at least [`MIN_BODIES`] is jammed when its rate reaches [`ENTER_RATE`]; a jammed
+//! island stays jammed while its rate stays at [`STAY_RATE`] or more, and for [`CALM_STEPS`]
+//! steps after it falls below (hysteresis: a jam that pauses for a step is not handed back to
+//! the events only to be taken again). A body with no held pair is an island of one, never
+//! jammed: whatever flies is an event, so nothing is frozen in mid-air (Mirtich's warning about
+//! Impulse). The rule reads counts that do not depend on the thread count, so neither does it.
+//! See docs/design.md, Jammed islands, for the rates measured on the bundled scenes.
+
+use super::stores::Stores;
+
+/// Collisions and re-solves per body per contact step from which an island is jammed.
+pub(super) const ENTER_RATE: f64 = 1.0;
+/// Rate down to which a jammed island stays jammed.
+pub(super) const STAY_RATE: f64 = 0.25;
+/// Contact steps a jammed island stays jammed after its rate fell below [`STAY_RATE`].
+pub(super) const CALM_STEPS: u8 = 4;
+/// Fewest bodies of a jammed island.
+pub(super) const MIN_BODIES: u32 = 8;
+
+impl Stores {
+    /// Decides, at the start of the contact step from `t0`, which bodies are in jammed islands
+    /// (`jams.jammed`); counts the islands stepped (`island_steps`) and those newly switched
+    /// (`stepped_islands`). Called before the step's contacts are gathered, so the islands are
+    /// the last step's held pairs. A step redone from the same instant keeps the decision.
+    pub(super) fn decide_jams(&mut self, t0: f64) {
+        if !self.settings.step_jams || self.jams.decided_at == Some(t0) {
+            return;
+        }
+        self.jams.decided_at = Some(t0);
+        let n = self.bodies.len();
+        let jams = &mut self.jams;
+        jams.seen.resize(n, 0);
+        jams.calm.resize(n, 0);
+        jams.parent.clear();
+        jams.parent.extend(0..n as u32);
+        let bodies = &mut self.bodies;
+        let awake = |b: &[crate::body::Body], i: usize| b[i].is_awake_dynamic();
+        for &(a, b) in self.contacts.held.pairs.keys() {
+            let (a, b) = (a as usize, b as usize);
+            if awake(bodies, a) && awake(bodies, b) {
+                let (ra, rb) = (find(&mut jams.parent, a), find(&mut jams.parent, b));
+                // The smaller root wins, so the partition's roots do not depend on the order
+                // the pairs are visited in.
+                let (lo, hi) = (ra.min(rb), ra.max(rb));
+                jams.parent[hi] = lo as u32;
+            }
+        }
+        jams.tally.clear();
+        jams.tally.resize(n, (0, 0, false, 0));
+        for i in 0..n {
+            if !awake(bodies, i) {
+                continue;
+            }
+            let r = find(&mut jams.parent, i);
+            let growth = bodies[i].activity.wrapping_sub(jams.seen[i]);
+            let t = &mut jams.tally[r];
+            t.0 += 1;
+            t.1 += growth as u64;
+            if bodies[i].jammed {
+                t.2 = true;
+                t.3 = t.3.max(jams.calm[i]);
+            }
+        }
+        let mut any = false;
+        for i in 0..n {
+            jams.seen[i] = bodies[i].activity;
+            if !awake(bodies, i) {
+                bodies[i].jammed = false;
+                jams.calm[i] = 0;
+                continue;
+            }
+            let r = find(&mut jams.parent, i);
+            let (jammed, calm) = rule(jams.tally[r]);
+            bodies[i].jammed = jammed;
+            jams.calm[i] = calm;
+            any |= jammed;
+            if jammed && r == i {
+                self.stats.counts.island_steps += 1;
+                if !jams.tally[r].2 {
+                    self.stats.counts.stepped_islands += 1;
+                }
+            }
+        }
+        jams.any = any;
+    }
+
+    /// Whether pair (a, b) belongs to a jammed island over the present contact step.
+    pub(super) fn jammed_pair(&self, a: usize, b: usize) -> bool {
+        self.bodies[a].jammed || self.bodies[b].jammed
+    }
+}
+
+/// The rule for an island of `bodies` whose activity grew by `growth` over the last step, which
+/// `was` jammed `calm` steps below the stay rate: whether it is jammed now, and its calm count.
+fn rule((bodies, growth, was, calm): (u32, u64, bool, u8)) -> (bool, u8) {
+    if bodies < MIN_BODIES {
+        return (false, 0);
+    }
+    let rate = growth as f64 / bodies as f64;
+    if rate >= ENTER_RATE || (was && rate >= STAY_RATE) {
+        (true, 0)
+    } else if was && calm + 1 < CALM_STEPS {
+        (true, calm + 1)
+    } else {
+        (false, 0)
+    }
+}
+
+/// Root of `i` in the union–find `parent`, halving the path on the way.
+fn find(parent: &mut [u32], mut i: usize) -> usize {
+    while parent[i] as usize != i {
+        let up = parent[parent[i] as usize];
+        parent[i] = up;
+        i = up as usize;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rule_enters_stays_and_calms_with_hysteresis() {
+        // Too small an island is never jammed, whatever its rate.
+        assert_eq!(rule((MIN_BODIES - 1, 100, true, 0)), (false, 0));
+        let n = 20u32;
+        let at = |rate: f64| (rate * n as f64).ceil() as u64;
+        // Enters at the enter rate, not below it.
+        assert_eq!(rule((n, at(ENTER_RATE), false, 0)), (true, 0));
+        assert_eq!(rule((n, at(ENTER_RATE) - 1, false, 0)), (false, 0));
+        // Stays at the stay rate once jammed.
+        assert_eq!(rule((n, at(STAY_RATE), true, 0)), (true, 0));
+        // Below it, stays for CALM_STEPS - 1 more steps, then returns to events.
+        let mut state = (true, 0u8);
+        let mut stepped = 0;
+        while state.0 {
+            state = rule((n, 0, true, state.1));
+            stepped += usize::from(state.0);
+        }
+        assert_eq!(stepped, CALM_STEPS as usize - 1);
+    }
+}
