@@ -497,6 +497,7 @@ pub struct BodyHot {
     rest_anchor: (DVec3, DQuat, f64),
     supported_at: f64,
     push: Push,
+    activity: u32,
 }
 
 impl Body {
@@ -514,6 +515,7 @@ impl Body {
             rest_anchor: self.rest_anchor,
             supported_at: self.supported_at,
             push: self.push,
+            activity: self.activity,
         }
     }
 
@@ -531,7 +533,9 @@ impl Body {
             rest_anchor,
             supported_at,
             push,
+            activity,
         } = *hot;
+        self.activity = activity;
         self.spin = spin;
         self.push = push;
         self.time = time;

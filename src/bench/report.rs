@@ -144,6 +144,7 @@ fn median_by_second(runs: &[RunReport]) -> Vec<SecondRow> {
             contact_step: at(k, |s| s.contact_step),
             broad_phase: at(k, |s| s.broad_phase),
             event_loop: at(k, |s| s.event_loop),
+            stepped_islands: at(k, |s| s.stepped_islands),
             ..first[k].clone()
         })
         .collect()

@@ -23,7 +23,7 @@ use std::path::Path;
 /// The CSV header of [`Timeline::write_csv`], one column per field of [`FrameRow`].
 pub const TIMELINE_HEADER: &str = "sim_time,wall_time,contact_step,broad_phase,event_loop,\
 collisions,microcollisions,held_resolutions,contact_steps,heap_pops,toi_bounds,\
-step_point_sweeps,resolve_point_sweeps,max_penetration,asleep,awake";
+step_point_sweeps,resolve_point_sweeps,max_penetration,asleep,awake,stepped_islands,island_steps";
 
 /// The state of a run at the end of one frame. Times and counters are cumulative from the start
 /// of stepping (`World::new` excluded); `asleep` and `awake` are the dynamic bodies in each state
@@ -62,6 +62,10 @@ pub struct FrameRow {
     pub asleep: usize,
     /// Dynamic bodies awake at the frame's end.
     pub awake: usize,
+    /// The world's stage time in the jammed islands' switch rule and collision rounds so far (s).
+    pub stepped_islands: f64,
+    /// Jammed islands advanced by one simultaneous step so far.
+    pub island_steps: u64,
 }
 
 impl FrameRow {
@@ -95,6 +99,8 @@ impl FrameRow {
             max_penetration: world.max_penetration(),
             asleep,
             awake,
+            stepped_islands: stages.stepped_islands,
+            island_steps: counts.island_steps,
         }
     }
 }
@@ -115,6 +121,10 @@ pub struct SecondRow {
     pub broad_phase: f64,
     /// Of that, event loops (s).
     pub event_loop: f64,
+    /// Of that, the jammed islands' switch rule and collision rounds (s).
+    pub stepped_islands: f64,
+    /// Jammed islands advanced by one simultaneous step in it.
+    pub island_steps: u64,
     /// Collisions in it.
     pub collisions: u64,
     /// Local re-solves of held pairs in it.
@@ -194,7 +204,7 @@ impl Timeline {
         for r in &self.rows {
             writeln!(
                 out,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                 r.sim_time,
                 r.wall_time,
                 r.contact_step,
@@ -210,7 +220,9 @@ impl Timeline {
                 r.resolve_point_sweeps,
                 r.max_penetration,
                 r.asleep,
-                r.awake
+                r.awake,
+                r.stepped_islands,
+                r.island_steps
             )?;
         }
         out.flush()
@@ -226,6 +238,8 @@ fn span(s: u64, start: &FrameRow, end: &FrameRow) -> SecondRow {
         contact_step: end.contact_step - start.contact_step,
         broad_phase: end.broad_phase - start.broad_phase,
         event_loop: end.event_loop - start.event_loop,
+        stepped_islands: end.stepped_islands - start.stepped_islands,
+        island_steps: end.island_steps - start.island_steps,
         collisions: end.collisions - start.collisions,
         held_resolutions: end.held_resolutions - start.held_resolutions,
         contact_steps: end.contact_steps - start.contact_steps,

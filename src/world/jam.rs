@@ -2,15 +2,15 @@
 //! loop to be stepped as a whole over the next contact step, and when they come back.
 //!
 //! An island here is a connected set of awake dynamic bodies through the pairs the last contact
-//! step held (fixed and kinematic bodies join nothing: every body on one floor is not one
+//! step solved (fixed and kinematic bodies join nothing: every body on one floor is not one
 //! island). Its *rate* is the collisions and local re-solves its bodies took part in over the
 //! last contact step, per body (a stepped island's collision rounds count as collisions). An
 //! island of at least [`MIN_BODIES`] is jammed when its rate reaches [`ENTER_RATE`]; a jammed
 //! island stays jammed while its rate stays at [`STAY_RATE`] or more, and for [`CALM_STEPS`]
 //! steps after it falls below (hysteresis: a jam that pauses for a step is not handed back to
-//! the events only to be taken again). A body with no held pair is an island of one, never
-//! jammed: whatever flies is an event, so nothing is frozen in mid-air (Mirtich's warning about
-//! Impulse). The rule reads counts that do not depend on the thread count, so neither does it.
+//! the events only to be taken again). A body with no contact in the last step is an island of
+//! one, never jammed: whatever flies is an event, so nothing is frozen in mid-air (Mirtich's
+//! warning about Impulse). The rule reads counts that do not depend on the thread count, so neither does it.
 //! See docs/design.md, Jammed islands, for the rates measured on the bundled scenes.
 
 use super::stores::Stores;
@@ -26,9 +26,9 @@ pub(super) const MIN_BODIES: u32 = 8;
 
 impl Stores {
     /// Decides, at the start of the contact step from `t0`, which bodies are in jammed islands
-    /// (`jams.jammed`); counts the islands stepped (`island_steps`) and those newly switched
+    /// (`Body::jammed`); counts the islands stepped (`island_steps`) and those newly switched
     /// (`stepped_islands`). Called before the step's contacts are gathered, so the islands are
-    /// the last step's held pairs. A step redone from the same instant keeps the decision.
+    /// the last step's contacts. A step redone from the same instant keeps the decision.
     pub(super) fn decide_jams(&mut self, t0: f64) {
         if !self.settings.step_jams || self.jams.decided_at == Some(t0) {
             return;
@@ -42,8 +42,11 @@ impl Stores {
         jams.parent.extend(0..n as u32);
         let bodies = &mut self.bodies;
         let awake = |b: &[crate::body::Body], i: usize| b[i].is_awake_dynamic();
-        for &(a, b) in self.contacts.held.pairs.keys() {
-            let (a, b) = (a as usize, b as usize);
+        // The last contact step's own contacts, not the pairs held since: a pair that comes to
+        // rest mid-step is held in the stores of the island loop that found it, which the
+        // world's do not see, so only these are the same on any number of threads.
+        for c in &self.contacts.step.contacts {
+            let (a, b) = (c.a as usize, c.b as usize);
             if awake(bodies, a) && awake(bodies, b) {
                 let (ra, rb) = (find(&mut jams.parent, a), find(&mut jams.parent, b));
                 // The smaller root wins, so the partition's roots do not depend on the order

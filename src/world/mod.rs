@@ -401,6 +401,12 @@ impl World {
             .and(self.stores.clock.prepared_from.get(i))
     }
 
+    /// Bodies in islands the switch rule steps as a whole over the present contact step
+    /// (`[world] jammed_islands = "step"`; see `world/jam.rs`).
+    pub fn jammed_bodies(&self) -> usize {
+        self.stores.bodies.iter().filter(|b| b.jammed).count()
+    }
+
     /// Counters so far.
     pub fn counts(&self) -> &Counts {
         &self.stores.stats.counts

@@ -8,6 +8,7 @@ mod collisions;
 mod free_fall;
 mod impacts;
 mod islands;
+mod jammed_islands;
 mod resting_constraints;
 mod rolling;
 mod slope;
