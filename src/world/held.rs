@@ -342,8 +342,14 @@ impl Stores {
         if count > 0 {
             self.stats.counts.held_resolutions += 1;
         }
-        for &i in &moved[from..] {
-            self.bodies[i].activity = self.bodies[i].activity.wrapping_add(1);
+        if count > 0 {
+            // The pairs that set the re-solve off, not every body it moved: the rule counts
+            // events per body, which a large ring would otherwise multiply.
+            for &(x, y, _) in seeds {
+                for i in [x, y] {
+                    self.bodies[i].activity = self.bodies[i].activity.wrapping_add(1);
+                }
+            }
         }
         count
     }

@@ -3,7 +3,9 @@
 //! A frame is split into steps (contact steps when resting contacts are constraints, else the
 //! frame is one step), and each step runs, top to bottom ([`World::step`]):
 //! 1. **contact step** (constraint mode only): resting contacts solved together as constraints
-//!    over the step, their pairs *held* (Bender & Schmitt 2006 §3.2; [`contact_step`]);
+//!    over the step, their pairs *held* (Bender & Schmitt 2006 §3.2; [`contact_step`]); an island
+//!    the switch rule calls jammed ([`jam`]) has its collisions resolved first, in rounds over
+//!    the whole island, and all its contacts solved with the rest ([`island_step`]);
 //! 2. **swept boxes** over `[t₀, t₁]` and the **broad phase** on the host grid
 //!    ([`swept_boxes`]), or both through the data-parallel stages ([`stage_seed`]);
 //! 3. **pair bounds** into the heap: a conservative lower bound on each pair's time of impact
