@@ -3,8 +3,10 @@
 //!
 //! An island here is a connected set of awake dynamic bodies through the pairs the last contact
 //! step solved (fixed and kinematic bodies join nothing: every body on one floor is not one
-//! island). Its *rate* is the collisions and local re-solves its bodies took part in over the
-//! last contact step, per body (a stepped island's collision rounds count as collisions). An
+//! island). Its *rate* is the collisions and local re-solves its bodies took part in per contact
+//! step, per body (a stepped island's collision rounds count as collisions), each body's count
+//! a moving average over about 8 steps ([`SMOOTHING`]), so that one impact on a resting pile is
+//! a burst that fades and a jam is sustained. An
 //! island of at least [`MIN_BODIES`] is jammed when its rate reaches [`ENTER_RATE`]; a jammed
 //! island stays jammed while its rate stays at [`STAY_RATE`] or more, and for [`CALM_STEPS`]
 //! steps after it falls below (hysteresis: a jam that pauses for a step is not handed back to
@@ -15,10 +17,13 @@
 
 use super::stores::Stores;
 
-/// Collisions and re-solves per body per contact step from which an island is jammed.
-pub(super) const ENTER_RATE: f64 = 1.0;
+/// Weight of the last contact step in a body's smoothed activity (an exponential moving average
+/// over about 1/SMOOTHING steps).
+pub(super) const SMOOTHING: f64 = 1.0 / 8.0;
+/// Collisions and re-solves per body per contact step (smoothed) from which an island is jammed.
+pub(super) const ENTER_RATE: f64 = 0.25;
 /// Rate down to which a jammed island stays jammed.
-pub(super) const STAY_RATE: f64 = 0.25;
+pub(super) const STAY_RATE: f64 = 0.1;
 /// Contact steps a jammed island stays jammed after its rate fell below [`STAY_RATE`].
 pub(super) const CALM_STEPS: u8 = 4;
 /// Fewest bodies of a jammed island.
@@ -37,6 +42,7 @@ impl Stores {
         let n = self.bodies.len();
         let jams = &mut self.jams;
         jams.seen.resize(n, 0);
+        jams.smoothed.resize(n, 0.0);
         jams.calm.resize(n, 0);
         jams.parent.clear();
         jams.parent.extend(0..n as u32);
@@ -56,16 +62,19 @@ impl Stores {
             }
         }
         jams.tally.clear();
-        jams.tally.resize(n, (0, 0, false, 0));
+        jams.tally.resize(n, (0, 0.0, false, 0));
         for i in 0..n {
             if !awake(bodies, i) {
                 continue;
             }
             let r = find(&mut jams.parent, i);
             let growth = bodies[i].activity.wrapping_sub(jams.seen[i]);
+            // A jam is sustained, one impact on a pile is a burst that fades.
+            let smoothed = jams.smoothed[i] + SMOOTHING * (growth as f64 - jams.smoothed[i]);
+            jams.smoothed[i] = smoothed;
             let t = &mut jams.tally[r];
             t.0 += 1;
-            t.1 += growth as u64;
+            t.1 += smoothed;
             if bodies[i].jammed {
                 t.2 = true;
                 t.3 = t.3.max(jams.calm[i]);
@@ -100,13 +109,13 @@ impl Stores {
     }
 }
 
-/// The rule for an island of `bodies` whose activity grew by `growth` over the last step, which
-/// `was` jammed `calm` steps below the stay rate: whether it is jammed now, and its calm count.
-fn rule((bodies, growth, was, calm): (u32, u64, bool, u8)) -> (bool, u8) {
+/// The rule for an island of `bodies` whose smoothed activity sums to `activity`, which `was`
+/// jammed `calm` steps below the stay rate: whether it is jammed now, and its calm count.
+fn rule((bodies, activity, was, calm): (u32, f64, bool, u8)) -> (bool, u8) {
     if bodies < MIN_BODIES {
         return (false, 0);
     }
-    let rate = growth as f64 / bodies as f64;
+    let rate = activity / bodies as f64;
     if rate >= ENTER_RATE || (was && rate >= STAY_RATE) {
         (true, 0)
     } else if was && calm + 1 < CALM_STEPS {
@@ -133,19 +142,19 @@ mod tests {
     #[test]
     fn the_rule_enters_stays_and_calms_with_hysteresis() {
         // Too small an island is never jammed, whatever its rate.
-        assert_eq!(rule((MIN_BODIES - 1, 100, true, 0)), (false, 0));
+        assert_eq!(rule((MIN_BODIES - 1, 100.0, true, 0)), (false, 0));
         let n = 20u32;
-        let at = |rate: f64| (rate * n as f64).ceil() as u64;
+        let at = |rate: f64| rate * n as f64;
         // Enters at the enter rate, not below it.
         assert_eq!(rule((n, at(ENTER_RATE), false, 0)), (true, 0));
-        assert_eq!(rule((n, at(ENTER_RATE) - 1, false, 0)), (false, 0));
+        assert_eq!(rule((n, at(0.99 * ENTER_RATE), false, 0)), (false, 0));
         // Stays at the stay rate once jammed.
         assert_eq!(rule((n, at(STAY_RATE), true, 0)), (true, 0));
         // Below it, stays for CALM_STEPS - 1 more steps, then returns to events.
         let mut state = (true, 0u8);
         let mut stepped = 0;
         while state.0 {
-            state = rule((n, 0, true, state.1));
+            state = rule((n, 0.0, true, state.1));
             stepped += usize::from(state.0);
         }
         assert_eq!(stepped, CALM_STEPS as usize - 1);

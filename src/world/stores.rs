@@ -49,6 +49,8 @@ pub(super) struct Stores {
 pub(super) struct Jams {
     /// Each body's `activity` when the rule last read it.
     pub(super) seen: Vec<u32>,
+    /// Each body's activity per contact step, smoothed (`jam::SMOOTHING`).
+    pub(super) smoothed: Vec<f64>,
     /// Contact steps its island has been calm while stepped.
     pub(super) calm: Vec<u8>,
     /// Whether any body is jammed over the present contact step.
@@ -61,8 +63,8 @@ pub(super) struct Jams {
     pub(super) reach: Vec<f64>,
     /// Union–find parents of the islands (scratch).
     pub(super) parent: Vec<u32>,
-    /// Per island root: bodies, activity growth, whether it was jammed, least calm (scratch).
-    pub(super) tally: Vec<(u32, u64, bool, u8)>,
+    /// Per island root: bodies, smoothed activity, whether it was jammed, its calm (scratch).
+    pub(super) tally: Vec<(u32, f64, bool, u8)>,
 }
 
 /// The world's clock.

@@ -42,6 +42,11 @@ fn a_ball_dropped_on_a_resting_pile_bounces_by_events() {
         "pile and ball: collisions {} (step) / {} (events), island steps {}, ball at {:.4} m",
         step.collisions, events.collisions, step.island_steps, step_states[ball].position.z
     );
+    let first = jammed
+        .iter()
+        .position(|&n| n > 0)
+        .map(|k| 0.02 * (k + 1) as f64);
+    println!("first jammed frame end: {first:?}");
     assert_eq!(step.island_steps, 0, "{step:?}");
     assert!(jammed.iter().all(|&n| n == 0));
     assert_eq!(step, events);
