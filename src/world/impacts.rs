@@ -329,9 +329,15 @@ impl Stores {
         set.saved.clear();
         set.gathered.clear();
         for k in 0..set.rows.len() {
-            for i in [set.rows[k].a, set.rows[k].b] {
+            let (a, b) = (set.rows[k].a, set.rows[k].b);
+            // A pair's collision counts once for the switch rule however many of its points
+            // collide, as one event would (a pair's points are next to each other).
+            let first = k == 0 || (set.rows[k - 1].a, set.rows[k - 1].b) != (a, b);
+            for i in [a, b] {
                 let body = &mut self.bodies[i];
-                body.activity = body.activity.wrapping_add(1);
+                if first {
+                    body.activity = body.activity.wrapping_add(1);
+                }
                 if set.gathered.insert(i) {
                     set.saved.push((i, body.velocity, body.angular_velocity));
                 }

@@ -4,15 +4,15 @@
 //! An island here is a connected set of awake dynamic bodies through the pairs the last contact
 //! step solved (fixed and kinematic bodies join nothing: every body on one floor is not one
 //! island). Its *rate* is the collisions and local re-solves its bodies took part in per contact
-//! step, per body (a stepped island's collision rounds count as collisions), each body's count
-//! a moving average over about 8 steps ([`SMOOTHING`]), so that one impact on a resting pile is
-//! a burst that fades and a jam is sustained. An
-//! island of at least [`MIN_BODIES`] is jammed when its rate reaches [`ENTER_RATE`]; a jammed
-//! island stays jammed while its rate stays at [`STAY_RATE`] or more, and for [`CALM_STEPS`]
-//! steps after it falls below (hysteresis: a jam that pauses for a step is not handed back to
-//! the events only to be taken again). A body with no contact in the last step is an island of
-//! one, never jammed: whatever flies is an event, so nothing is frozen in mid-air (Mirtich's
-//! warning about Impulse). The rule reads counts that do not depend on the thread count, so neither does it.
+//! step, per body (a pair's points in a stepped island's collision round count as one
+//! collision), each body's count a moving average over about 8 steps ([`SMOOTHING`]), so that
+//! one impact on a resting pile is a burst that fades and a jam is sustained. An island of at
+//! least [`MIN_BODIES`] is jammed when its rate reaches [`ENTER_RATE`]; a jammed island stays
+//! jammed while its rate stays at [`STAY_RATE`] or more, and for [`CALM_STEPS`] steps after it
+//! falls below (hysteresis: a jam that pauses for a step is not handed back to the events only
+//! to be taken again). A body with no contact in the last step is an island of one, never
+//! jammed: whatever flies is an event, so nothing is frozen in mid-air (Mirtich's warning about
+//! Impulse). The rule reads counts that do not depend on the thread count, so neither does it.
 //! See docs/design.md, Jammed islands, for the rates measured on the bundled scenes.
 
 use super::stores::Stores;
