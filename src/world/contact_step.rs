@@ -161,7 +161,10 @@ impl Stores {
                     if -un < resting_speed || jammed {
                         let touching = p.separation <= RESTING_MARGIN * eps;
                         self.contacts.step.fast += usize::from(-un >= resting_speed && touching);
-                        any = true;
+                        // A pair is held for its points within the resting margin only: one
+                        // with speculative points alone is solved with the step but stays an
+                        // ordinary pair for the events.
+                        any |= touching;
                         self.contacts
                             .step
                             .contacts
@@ -173,10 +176,11 @@ impl Stores {
                     // still counted from where they were measured.
                     let first = self.contacts.held.points.len() as u32;
                     if reused == u32::MAX {
-                        self.contacts
-                            .held
-                            .points
-                            .extend(near().map(|p| TrackedPoint::new(ba, bb, p)));
+                        self.contacts.held.points.extend(
+                            near()
+                                .filter(|p| p.separation <= RESTING_MARGIN * eps)
+                                .map(|p| TrackedPoint::new(ba, bb, p)),
+                        );
                     } else {
                         let (r, n) = (reused as usize, to - from);
                         self.contacts
