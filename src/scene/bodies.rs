@@ -48,19 +48,16 @@ pub(super) const COMMON_KEYS: [&str; 11] = [
 ];
 
 pub(super) fn parse_common(t: &Tab, ctx: &BodyCtx) -> Result<Common, SceneError> {
-    let motion = match t.string("motion")? {
-        None => Motion::Dynamic,
-        Some(("dynamic", _)) => Motion::Dynamic,
-        Some(("fixed", _)) => Motion::Fixed,
-        Some(("kinematic", _)) => Motion::Kinematic,
-        Some((other, span)) => {
-            return Err(t.value_error(
-                &span,
-                "motion",
-                &format!("must be \"dynamic\", \"fixed\" or \"kinematic\" (got \"{other}\")"),
-            ))
-        }
-    };
+    let motion = t
+        .choice(
+            "motion",
+            &[
+                ("dynamic", Motion::Dynamic),
+                ("fixed", Motion::Fixed),
+                ("kinematic", Motion::Kinematic),
+            ],
+        )?
+        .unwrap_or(Motion::Dynamic);
 
     let shape_value = t.get("shape").ok_or_else(|| t.missing("shape"))?;
     let (shape, part_masses) = parse_shape(t, shape_value, "shape")?;

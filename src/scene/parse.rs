@@ -169,43 +169,32 @@ fn parse_world(root: &Tab) -> Result<WorldSettings, SceneError> {
         }
         w.config.sleep_time = v;
     }
-    match t.string("resting_contact")? {
-        None => {}
-        Some(("constraints", _)) => w.config.resting_contact = RestingContactMode::Constraints,
-        Some(("microcollisions", _)) => {
-            w.config.resting_contact = RestingContactMode::Microcollisions
-        }
-        Some((other, span)) => {
-            return Err(t.value_error(
-                &span,
-                "resting_contact",
-                &format!("must be \"constraints\" or \"microcollisions\" (got \"{other}\")"),
-            ))
-        }
+    if let Some(mode) = t.choice(
+        "resting_contact",
+        &[
+            ("constraints", RestingContactMode::Constraints),
+            ("microcollisions", RestingContactMode::Microcollisions),
+        ],
+    )? {
+        w.config.resting_contact = mode;
     }
-    match t.string("contact_push")? {
-        None => {}
-        Some(("velocity", _)) => w.config.contact_push = ContactPush::Velocity,
-        Some(("split", _)) => w.config.contact_push = ContactPush::Split,
-        Some((other, span)) => {
-            return Err(t.value_error(
-                &span,
-                "contact_push",
-                &format!("must be \"velocity\" or \"split\" (got \"{other}\")"),
-            ))
-        }
+    if let Some(push) = t.choice(
+        "contact_push",
+        &[
+            ("velocity", ContactPush::Velocity),
+            ("split", ContactPush::Split),
+        ],
+    )? {
+        w.config.contact_push = push;
     }
-    match t.string("jammed_islands")? {
-        None => {}
-        Some(("step", _)) => w.config.jammed_islands = JammedIslands::Step,
-        Some(("events", _)) => w.config.jammed_islands = JammedIslands::Events,
-        Some((other, span)) => {
-            return Err(t.value_error(
-                &span,
-                "jammed_islands",
-                &format!("must be \"step\" or \"events\" (got \"{other}\")"),
-            ))
-        }
+    if let Some(jams) = t.choice(
+        "jammed_islands",
+        &[
+            ("step", JammedIslands::Step),
+            ("events", JammedIslands::Events),
+        ],
+    )? {
+        w.config.jammed_islands = jams;
     }
     if let Some((v, _)) = t.positive("contact_step")? {
         w.config.contact_step = v;
@@ -229,16 +218,8 @@ fn parse_world(root: &Tab) -> Result<WorldSettings, SceneError> {
     if let Some(n) = t.count_in("shock_sweeps", 0, MAX_SWEEPS)? {
         w.config.shock_sweeps = n;
     }
-    match t.string("method")? {
-        None | Some(("event", _)) => {}
-        Some(("lcp", _)) => w.config.method = Method::Lcp,
-        Some((other, span)) => {
-            return Err(t.value_error(
-                &span,
-                "method",
-                &format!("must be \"event\" or \"lcp\" (got \"{other}\")"),
-            ))
-        }
+    if let Some(method) = t.choice("method", &[("event", Method::Event), ("lcp", Method::Lcp)])? {
+        w.config.method = method;
     }
     if let Some((v, _)) = t.positive("time_step")? {
         w.config.time_step = v;

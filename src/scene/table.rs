@@ -167,6 +167,28 @@ impl<'s, 't, 'i> Tab<'s, 't, 'i> {
         }
     }
 
+    /// A string key that must be one of `options` (its spelling and the value it means), or
+    /// absent; any other string is an error listing the options in order.
+    pub(super) fn choice<T: Copy>(
+        &self,
+        key: &str,
+        options: &[(&str, T)],
+    ) -> Result<Option<T>, SceneError> {
+        let Some((given, span)) = self.string(key)? else {
+            return Ok(None);
+        };
+        if let Some(&(_, value)) = options.iter().find(|(name, _)| *name == given) {
+            return Ok(Some(value));
+        }
+        let names: Vec<String> = options.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+        let listed = match names.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        Err(self.value_error(&span, key, &format!("must be {listed} (got \"{given}\")")))
+    }
+
     /// A string value at `key`, if present.
     pub(super) fn string(&self, key: &str) -> Result<Option<(&'t str, Span)>, SceneError> {
         let Some(v) = self.get(key) else {
