@@ -501,6 +501,11 @@ pub struct BodyHot {
 }
 
 impl Body {
+    /// Counts one more collision or local re-solve this body took part in (`activity`).
+    pub fn count_event(&mut self) {
+        self.activity = self.activity.wrapping_add(1);
+    }
+
     /// Snapshot of the state the event loop changes.
     pub fn hot(&self) -> BodyHot {
         BodyHot {

@@ -48,8 +48,7 @@ pub(super) struct BoundInputs<'a> {
 impl BoundInputs<'_> {
     /// The contact band of pair (a, b): ε_c, or `HELD_BAND`·ε_c while a contact step holds it.
     fn band(&self, a: usize, b: usize) -> f64 {
-        let jammed = self.bodies[a].jammed || self.bodies[b].jammed;
-        pair_band(self.held, self.settings.epsilon, (a, b), jammed)
+        pair_band(self.held, self.bodies, self.settings.epsilon, (a, b))
     }
 
     /// Normal relative velocity of the contact point (negative: approaching).
@@ -72,13 +71,8 @@ impl BoundInputs<'_> {
 impl Stores {
     /// The contact band of pair (a, b): ε_c, or `HELD_BAND`·ε_c while a contact step holds it.
     pub(super) fn band(&self, a: usize, b: usize) -> f64 {
-        let jammed = self.jammed_pair(a, b);
-        pair_band(
-            &self.contacts.held.pairs,
-            self.settings.epsilon,
-            (a, b),
-            jammed,
-        )
+        let held = &self.contacts.held.pairs;
+        pair_band(held, &self.bodies, self.settings.epsilon, (a, b))
     }
 
     /// The gap of pair (a, b) along its last separating axis at the bodies' present states, if
@@ -399,8 +393,7 @@ impl Pairs {
             let path = bodies[a].path.is_some() || bodies[b].path.is_some();
             match (axis, stage_bounds) {
                 (None, Some(_)) if path => {
-                    let jammed = bodies[a].jammed || bodies[b].jammed;
-                    let band = pair_band(held, epsilon, (a, b), jammed);
+                    let band = pair_band(held, bodies, epsilon, (a, b));
                     first_bound(
                         &bodies[a], &bodies[b], None, gravity, epsilon, band, horizon,
                     )
@@ -411,8 +404,7 @@ impl Pairs {
                     FirstBound::Stage((f64::from(stage[k]) * (1.0 - 1e-6)).max(0.0))
                 }
                 _ => {
-                    let jammed = bodies[a].jammed || bodies[b].jammed;
-                    let band = pair_band(held, epsilon, (a, b), jammed);
+                    let band = pair_band(held, bodies, epsilon, (a, b));
                     first_bound(
                         &bodies[a], &bodies[b], axis, gravity, epsilon, band, horizon,
                     )

@@ -326,9 +326,8 @@ impl Stores {
             }
             ImpulseKind::Full => {
                 self.stats.counts.collisions += 1;
-                for i in [a, b] {
-                    self.bodies[i].activity = self.bodies[i].activity.wrapping_add(1);
-                }
+                self.bodies[a].count_event();
+                self.bodies[b].count_event();
                 EventKind::Collision
             }
         };

@@ -280,10 +280,7 @@ impl Stores {
         margin: f64,
     ) -> Vec<(Vec<(f64, usize, usize, u32)>, Vec<ContactPoint>)> {
         let reach = &self.jams.reach;
-        let margin_of = |a: usize, b: usize| match reach.is_empty() {
-            true => margin,
-            false => margin + reach[a] + reach[b],
-        };
+        let reach_ahead = |a: usize, b: usize| reach_of(reach, a) + reach_of(reach, b);
         use rayon::prelude::*;
         let (bodies, last_axis) = (&self.bodies, &self.pairs.bounds.last_axis);
         let (previous, tracked) = (
@@ -310,7 +307,7 @@ impl Stores {
                 let mut points = Vec::new();
                 let mut out = Vec::new();
                 for &(a, b) in chunk {
-                    let margin = margin_of(a, b);
+                    let margin = margin + reach_ahead(a, b);
                     if let Some(gap) = axis_gap(a, b).filter(|&g| g > margin) {
                         meta.push((gap, usize::MAX, usize::MAX, u32::MAX));
                         continue;
@@ -318,7 +315,7 @@ impl Stores {
                     let from = points.len();
                     // Tracked points are the features within the resting margin: a pair that
                     // reaches ahead may have others within its own.
-                    let tracked = match !reach.is_empty() && reach[a] + reach[b] > 0.0 {
+                    let tracked = match reach_ahead(a, b) > 0.0 {
                         true => None,
                         false => reuse(a, b, &mut points),
                     };

@@ -341,14 +341,11 @@ impl Stores {
         let count = moved.len() - from;
         if count > 0 {
             self.stats.counts.held_resolutions += 1;
-        }
-        if count > 0 {
             // The pairs that set the re-solve off, not every body it moved: the rule counts
             // events per body, which a large ring would otherwise multiply.
             for &(x, y, _) in seeds {
-                for i in [x, y] {
-                    self.bodies[i].activity = self.bodies[i].activity.wrapping_add(1);
-                }
+                self.bodies[x].count_event();
+                self.bodies[y].count_event();
             }
         }
         count

@@ -227,10 +227,9 @@ impl Stores {
             } else {
                 self.stats.counts.simultaneous_impacts += 1;
                 self.stats.counts.collisions += active_pairs as u64;
-                for k in 0..set.rows.len() {
-                    for i in [set.rows[k].a, set.rows[k].b] {
-                        self.bodies[i].activity = self.bodies[i].activity.wrapping_add(1);
-                    }
+                for r in &set.rows {
+                    self.bodies[r.a].count_event();
+                    self.bodies[r.b].count_event();
                 }
                 self.joint_round(set, 1.0, EXACT);
             }
@@ -336,7 +335,7 @@ impl Stores {
             for i in [a, b] {
                 let body = &mut self.bodies[i];
                 if first {
-                    body.activity = body.activity.wrapping_add(1);
+                    body.count_event();
                 }
                 if set.gathered.insert(i) {
                     set.saved.push((i, body.velocity, body.angular_velocity));

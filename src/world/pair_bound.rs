@@ -206,15 +206,15 @@ pub(super) fn body_extents(
 }
 
 /// The contact band of pair (a, b): ε_c, or while a contact step holds it `HELD_BAND`·ε_c, and
-/// `JAMMED_BAND`·ε_c if it is `jammed` (in an island the step advances as a whole).
+/// `JAMMED_BAND`·ε_c if either body is in a jammed island (one the step advances as a whole).
 pub(super) fn pair_band(
     held: &FxHashMap<(u32, u32), (u32, u32)>,
+    bodies: &[Body],
     epsilon: f64,
     (a, b): (usize, usize),
-    jammed: bool,
 ) -> f64 {
     if !held.is_empty() && held.contains_key(&(a as u32, b as u32)) {
-        if jammed {
+        if bodies[a].jammed || bodies[b].jammed {
             JAMMED_BAND * epsilon
         } else {
             HELD_BAND * epsilon
