@@ -39,6 +39,9 @@ pub(super) struct Row {
     pub(super) ang_b: DVec3,
     /// Accumulated normal impulse on a (−impulse·n on b).
     pub(super) impulse: f64,
+    /// The part of `impulse` the shock-propagation pass added with one body frozen (see
+    /// `WarmStartCache::store`).
+    pub(super) one_sided: f64,
     /// The point in the frame of the body it is tracked on (for warm starting).
     pub(super) local: DVec3,
     /// Its offset from its patch's centroid across the normal (m), and that offset's square
@@ -145,6 +148,9 @@ pub(super) struct Patch {
     pub(super) tangential: DVec3,
     /// Accumulated twisting impulse on a about the normal (N·m·s).
     pub(super) twist: f64,
+    /// The parts of `tangential` and `twist` the shock-propagation pass added with one body
+    /// frozen (see `WarmStartCache::store`).
+    pub(super) one_sided: (DVec3, f64),
     /// Height of the centroid along −gravity (sweep order: bottom up).
     pub(super) height: f64,
     /// Velocity slots of a and b (see `split::assign_slots`).

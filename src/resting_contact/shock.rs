@@ -51,12 +51,16 @@ fn solve_patch_one_sided(
         if dp != 0.0 {
             row.apply_to(&mut va, &mut vb, a_free, b_free, dp);
             row.impulse = pn;
+            row.one_sided += dp;
         }
     }
     if patch.friction > 0.0 {
+        let (t0, w0) = (patch.tangential, patch.twist);
         friction_rows(
             patch, &mut va, &mut vb, free, load, k_tt_inv, twist_inv, 0.0,
         );
+        patch.one_sided.0 += patch.tangential - t0;
+        patch.one_sided.1 += patch.twist - w0;
     }
     if a_free {
         slots.set(sa, va);

@@ -75,6 +75,12 @@ impl WarmStartCache {
     /// Keeps the impulses of `constraints`, sorted by pair, to warm-start the next step: its
     /// length `h`, and `span`, the time its impulses carried the contact forces over
     /// ([`Self::span`]).
+    ///
+    /// Only the impulses that act on both bodies are kept: not what shock propagation added
+    /// with the lower body frozen (Guendelman et al. 2003). That part is a velocity correction
+    /// with no reaction; reapplied next step to both bodies as a warm start, its reaction
+    /// would push the lower body every step, and a tall stack's sway grew by it until the
+    /// stack fell (docs/design.md, Stacking without sleep).
     pub(super) fn store(&mut self, constraints: &Constraints, h: f64, span: f64) {
         self.previous.clear();
         self.previous_patches.clear();
@@ -89,15 +95,15 @@ impl WarmStartCache {
                         a,
                         b,
                         local: r.local,
-                        impulse: r.impulse,
+                        impulse: r.impulse - r.one_sided,
                     }),
             );
             self.previous_patches.push(SolvedPatch {
                 a,
                 b,
                 group: patch.group,
-                tangential: patch.tangential,
-                twist: patch.twist,
+                tangential: patch.tangential - patch.one_sided.0,
+                twist: patch.twist - patch.one_sided.1,
             });
         }
         self.previous.sort_by_key(|x| (x.a, x.b));

@@ -12,4 +12,5 @@ mod jammed_islands;
 mod resting_constraints;
 mod rolling;
 mod slope;
+mod stacking;
 mod tunneling;
