@@ -2,7 +2,7 @@
 //! as a patch: see `Patch`), shared by the Gauss–Seidel sweeps (`sweep`), the shock-propagation
 //! pass (`shock`) and the push-out (`push_apart`).
 
-use super::patch::{Load, Patch};
+use super::patch::{Load, Patch, Row};
 use super::slots::Vel;
 use glam::{DMat3, DVec3};
 
@@ -18,6 +18,7 @@ use glam::{DMat3, DVec3};
 #[allow(clippy::too_many_arguments)]
 pub(super) fn friction_rows(
     patch: &mut Patch,
+    rows: &[Row],
     va: &mut Vel,
     vb: &mut Vel,
     moves: [bool; 2],
@@ -39,7 +40,8 @@ pub(super) fn friction_rows(
     pt -= pt.dot(n) * n;
     // Compared squared: the square root is only taken where the impulse is clamped (a
     // sliding patch), not for every sticking one.
-    let limit = patch.friction * total;
+    let (slide_share, twist_share) = sliding_shares(patch, rows);
+    let limit = patch.friction * slide_share * total;
     let len_sq = pt.length_squared();
     if len_sq > limit * limit {
         pt *= limit / len_sq.sqrt();
@@ -55,7 +57,8 @@ pub(super) fn friction_rows(
         // Inside μ·M, M the loads' twisting moment; compared squared, so the square root is
         // only taken for a twist that slips.
         let tw = patch.twist - twist_inv * spin;
-        let limit_sq = patch.friction * patch.friction * load.twist_moment_sq();
+        let mu = patch.friction * twist_share;
+        let limit_sq = mu * mu * load.twist_moment_sq();
         let tw = if tw * tw > limit_sq {
             limit_sq.sqrt().copysign(tw)
         } else {
@@ -70,4 +73,37 @@ pub(super) fn friction_rows(
         }
     }
     residual_sq
+}
+
+/// The shares of its sliding limit `μ·Σp` and of its twisting limit `μ·Σp·ρ` that a patch's
+/// friction may use, with its rows' present loads (`rows`: the patch's). Both are whole (1)
+/// unless the patch slides through the step (`Patch::slides`). Then its friction is each
+/// point's Coulomb friction against its own slip (the limit surface of the points, Goyal, Ruina
+/// & Papadopoulos 1991), and the shares are the force and the torque that gives against those
+/// of a pure slide and a pure spin: `|Σ pᵢ ŝᵢ| / Σpᵢ` and `|Σ pᵢ (sᵢ × ŝᵢ)·n| / Σ pᵢ|sᵢ|`. A
+/// patch that slides fast resists its spin weakly and one that spins fast its slide, and slip
+/// and spin stop together (Farkas et al. 2003), where two separate limits would spend the
+/// friction twice.
+#[inline(always)]
+pub(super) fn sliding_shares(patch: &Patch, rows: &[Row]) -> (f64, f64) {
+    if !patch.slides {
+        return (1.0, 1.0);
+    }
+    let (mut total, mut force, mut torque, mut lever) = (0.0, DVec3::ZERO, 0.0, 0.0);
+    for r in rows {
+        let p = r.impulse.max(0.0);
+        total += p;
+        force += r.slip * p;
+        torque += r.twist_arm * p;
+        lever += r.lever * p;
+    }
+    if total <= 0.0 {
+        return (1.0, 1.0);
+    }
+    let twist = if lever > 0.0 {
+        torque.abs() / lever
+    } else {
+        1.0
+    };
+    ((force.length() / total).min(1.0), twist.min(1.0))
 }

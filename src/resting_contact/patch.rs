@@ -48,6 +48,13 @@ pub(super) struct Row {
     /// length: where its load puts the patch's centre of pressure ([`Load`]).
     pub(super) spread: DVec3,
     pub(super) spread_sq: f64,
+    /// Its distance from the centroid, `|spread|`.
+    pub(super) lever: f64,
+    /// In a patch that slides through the step, the direction of this point's slip at the
+    /// step's start, and that direction's moment arm about the normal through the centroid,
+    /// `(spread × slip)·n` (zero otherwise).
+    pub(super) slip: DVec3,
+    pub(super) twist_arm: f64,
 }
 
 /// The normal impulses of a patch's rows as its friction sees them: their total, and their
@@ -145,6 +152,9 @@ pub(super) struct Patch {
     pub(super) first: usize,
     pub(super) count: usize,
     /// Accumulated tangential impulse on a (at the centre of pressure).
+    /// Whether the patch slides through the step (its rows' `slip` are set; see
+    /// `friction::sliding_shares`).
+    pub(super) slides: bool,
     pub(super) tangential: DVec3,
     /// Accumulated twisting impulse on a about the normal (N·m·s).
     pub(super) twist: f64,

@@ -171,6 +171,9 @@ fn add_patch(
             local: bodies[t].orientation.inverse() * (c.position - bodies[t].position),
             spread: DVec3::ZERO,
             spread_sq: 0.0,
+            lever: 0.0,
+            slip: DVec3::ZERO,
+            twist_arm: 0.0,
         });
         centroid += c.position;
         normal += c.normal;
@@ -186,6 +189,7 @@ fn add_patch(
         let d = r.ra + ba.position - centroid;
         r.spread = d - d.dot(normal) * normal;
         r.spread_sq = r.spread.length_squared();
+        r.lever = r.spread_sq.sqrt();
     }
     let radius = constraints.rows[first..]
         .iter()
@@ -225,14 +229,23 @@ fn add_patch(
     } else {
         DVec3::ZERO
     };
+    let drift = 0.5 * h * relative_acceleration(ba, bb, ra, rb, normal, settings.gravity, h) + slip;
+    let friction = points[0].friction;
+    let u =
+        ba.velocity + ba.angular_velocity.cross(ra) - bb.velocity - bb.angular_velocity.cross(rb)
+            + drift;
+    let spin = normal.dot(ba.angular_velocity - bb.angular_velocity);
+    // A patch slides through the step if friction cannot stop it within the step.
+    let stoppable = friction * settings.gravity.length() * h + settings.tolerance / h;
+    let slides = slip_directions(&mut constraints.rows[first..], normal, u, spin, stoppable);
     constraints.patches.push(Patch {
         a,
         b,
         ra,
         rb,
         normal,
-        friction: points[0].friction,
-        drift: 0.5 * h * relative_acceleration(ba, bb, ra, rb, normal, settings.gravity, h) + slip,
+        friction,
+        drift,
         k,
         inv_mass_a: ba.effective_inv_mass(),
         inv_mass_b: bb.effective_inv_mass(),
@@ -247,6 +260,7 @@ fn add_patch(
         radius,
         first,
         count,
+        slides,
         tangential: DVec3::ZERO,
         twist: 0.0,
         one_sided: (DVec3::ZERO, 0.0),
@@ -258,4 +272,24 @@ fn add_patch(
         previous_patch: u32::MAX,
         group: 0,
     });
+}
+
+/// Sets the rows' slip directions for a patch whose points slip at `u_t + spin·n × sᵢ` (`u_t`
+/// the tangential part of `u`, at the centroid; `sᵢ` each row's spread from it) and returns
+/// true, if that slip, `|u_t| + |spin|·ρ` with ρ the points' mean distance from the centroid,
+/// is more than `stoppable` (what the patch's friction can stop within the step); else leaves
+/// them as they are (zero) and returns false: the patch may stick, and its friction keeps both
+/// limits whole (see `friction::sliding_shares`).
+fn slip_directions(rows: &mut [Row], n: DVec3, u: DVec3, spin: f64, stoppable: f64) -> bool {
+    let ut = u - u.dot(n) * n;
+    let lever: f64 = rows.iter().map(|r| r.lever).sum();
+    if ut.length() + spin.abs() * lever / rows.len() as f64 <= stoppable {
+        return false;
+    }
+    for r in rows.iter_mut() {
+        let slip = ut + spin * n.cross(r.spread);
+        r.slip = slip.normalize_or_zero();
+        r.twist_arm = n.dot(r.spread.cross(r.slip));
+    }
+    true
 }

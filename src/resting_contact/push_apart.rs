@@ -117,8 +117,10 @@ impl PushApart {
                     patch.drift = DVec3::ZERO;
                     let moves = [a_moves, b_moves];
                     let (k_tt_inv, twist_inv) = (patch.k_tt_inv, patch.twist_inv);
-                    let r =
-                        friction_rows(patch, &mut va, &mut vb, moves, load, k_tt_inv, twist_inv, h);
+                    let patch_rows = &rows[patch.first..patch.first + patch.count];
+                    let r = friction_rows(
+                        patch, patch_rows, &mut va, &mut vb, moves, load, k_tt_inv, twist_inv, h,
+                    );
                     residual = residual.max(r.sqrt());
                     friction[j] = (patch.tangential, patch.twist);
                     (patch.tangential, patch.twist, patch.drift) = kept;

@@ -56,8 +56,9 @@ fn solve_patch_one_sided(
     }
     if patch.friction > 0.0 {
         let (t0, w0) = (patch.tangential, patch.twist);
+        let patch_rows = &rows[first..first + patch.count];
         friction_rows(
-            patch, &mut va, &mut vb, free, load, k_tt_inv, twist_inv, 0.0,
+            patch, patch_rows, &mut va, &mut vb, free, load, k_tt_inv, twist_inv, 0.0,
         );
         patch.one_sided.0 += patch.tangential - t0;
         patch.one_sided.1 += patch.twist - w0;

@@ -97,7 +97,10 @@ fn sweep_patches(part: &mut Part<'_, impl Slots>, still: &[Vel], h: f64, order: 
         if patch.friction > 0.0 {
             let (k_tt_inv, twist_inv) = (patch.k_tt_inv, patch.twist_inv);
             let moves = [a_moves, b_moves];
-            let r = friction_rows(patch, &mut va, &mut vb, moves, load, k_tt_inv, twist_inv, h);
+            let patch_rows = &rows[first..first + patch.count];
+            let r = friction_rows(
+                patch, patch_rows, &mut va, &mut vb, moves, load, k_tt_inv, twist_inv, h,
+            );
             residual_sq = residual_sq.max(r);
         }
         if a_moves {

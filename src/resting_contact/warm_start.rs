@@ -4,6 +4,7 @@
 //! so a resting pile needs only the change since the last step, not to rebuild its whole weight
 //! chain from zero.
 
+use super::friction::sliding_shares;
 use super::patch::{tracked, Constraints, Load, Patch};
 use super::slots::{read, Velocities, STILL};
 use crate::body::Body;
@@ -210,11 +211,13 @@ pub(super) fn warm_start(
         if let Some(old) = old {
             let n = patch.normal;
             let mut pt = (old.tangential - old.tangential.dot(n) * n) * scale;
-            let limit = patch.friction * load.total;
+            let rows = &rows[patch.first..patch.first + patch.count];
+            let (slide_share, twist_share) = sliding_shares(patch, rows);
+            let limit = patch.friction * slide_share * load.total;
             if pt.length() > limit {
                 pt *= limit / pt.length();
             }
-            let tw_limit = patch.friction * load.twist_moment();
+            let tw_limit = patch.friction * twist_share * load.twist_moment();
             let tw = if patch.twist_inv > 0.0 {
                 (old.twist * scale).clamp(-tw_limit, tw_limit)
             } else {

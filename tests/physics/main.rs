@@ -11,6 +11,7 @@ mod islands;
 mod jammed_islands;
 mod resting_constraints;
 mod rolling;
+mod sliding_spinning;
 mod slope;
 mod stacking;
 mod tunneling;
