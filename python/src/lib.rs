@@ -1,0 +1,496 @@
+//! The `tumble` Python module: the engine's scenes and simulations as plain Python objects,
+//! states as numpy arrays, summaries as dicts. The bindings only convert; every number comes
+//! from the engine crate (`engine` here), through the same frame loop as `tumble run`
+//! ([`engine::simulation::Simulation`]).
+
+use engine::gpu::{select, BackendKind};
+use engine::output::{self, FramesWriter, Summary};
+use engine::simulation::{FrameSink, RunEnd, RunError, Simulation as Engine, SinkError};
+use engine::world::World;
+use numpy::{PyArray1, PyArray2, PyArrayMethods};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+create_exception!(
+    tumble,
+    SceneError,
+    PyException,
+    "A scene that is malformed or invalid: the message names the file, line, column and key, as \
+     the command line does."
+);
+create_exception!(
+    tumble,
+    SimulationError,
+    PyRuntimeError,
+    "A simulation that failed (a jam the engine could not resolve, a stalled frame): the \
+     simulation stays where it stopped."
+);
+
+/// A validated scene (`[world]`, materials, bodies, lattices, joints), as the command line reads
+/// it.
+#[pyclass(frozen, module = "tumble")]
+#[derive(Clone)]
+struct Scene {
+    scene: engine::scene::Scene,
+    /// Where it came from: the file, `<string>` or `<dict>`.
+    source: String,
+}
+
+fn scene_error(e: engine::scene::SceneError) -> PyErr {
+    SceneError::new_err(e.message)
+}
+
+#[pymethods]
+impl Scene {
+    /// Reads and validates the scene file `path` (TOML).
+    #[staticmethod]
+    fn from_file(path: PathBuf) -> PyResult<Scene> {
+        let scene = engine::scene::load(&path).map_err(scene_error)?;
+        Ok(Scene {
+            scene,
+            source: path.display().to_string(),
+        })
+    }
+
+    /// Parses and validates scene text (TOML); `name` stands for the file in error messages.
+    #[staticmethod]
+    #[pyo3(signature = (text, name = "<string>"))]
+    fn from_toml(text: &str, name: &str) -> PyResult<Scene> {
+        let scene = engine::scene::parse(text, Path::new(name)).map_err(scene_error)?;
+        Ok(Scene {
+            scene,
+            source: name.to_string(),
+        })
+    }
+
+    /// A scene from the TOML schema as Python dicts, lists, numbers, strings and booleans
+    /// (`{"world": {"duration": 1.0}, "bodies": [{...}], ...}`). Errors name the key; their
+    /// line and column are those of the dict written out as TOML.
+    #[staticmethod]
+    fn from_dict(d: &Bound<'_, PyDict>) -> PyResult<Scene> {
+        let table = match to_toml(d.as_any(), "")? {
+            toml::Value::Table(t) => t,
+            _ => unreachable!("a dict converts to a table"),
+        };
+        let text = toml::to_string(&table)
+            .map_err(|e| SceneError::new_err(format!("<dict>: cannot write as TOML: {e}")))?;
+        Scene::from_toml(&text, "<dict>")
+    }
+
+    /// The simulated time a run goes to (s).
+    #[getter]
+    fn duration(&self) -> f64 {
+        self.scene.world.duration
+    }
+
+    /// The frame period (s).
+    #[getter]
+    fn frame_period(&self) -> f64 {
+        self.scene.world.config.frame_period
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "tumble.Scene({:?}, duration={}, frame_period={})",
+            self.source, self.scene.world.duration, self.scene.world.config.frame_period
+        )
+    }
+}
+
+/// A Python value as a TOML value; `key` is where it sits, for errors.
+fn to_toml(v: &Bound<'_, PyAny>, key: &str) -> PyResult<toml::Value> {
+    let at = |k: &str| match key.is_empty() {
+        true => k.to_string(),
+        false => format!("{key}.{k}"),
+    };
+    if v.is_instance_of::<PyBool>() {
+        return Ok(toml::Value::Boolean(v.extract()?));
+    }
+    if v.is_instance_of::<PyInt>() {
+        let i: i64 = v
+            .extract()
+            .map_err(|_| SceneError::new_err(format!("<dict>: {key}: integer out of range")))?;
+        return Ok(toml::Value::Integer(i));
+    }
+    if v.is_instance_of::<PyFloat>() {
+        return Ok(toml::Value::Float(v.extract()?));
+    }
+    if v.is_instance_of::<PyString>() {
+        return Ok(toml::Value::String(v.extract()?));
+    }
+    if let Ok(d) = v.downcast::<PyDict>() {
+        let mut t = toml::Table::new();
+        for (k, x) in d.iter() {
+            let k: String = k
+                .extract()
+                .map_err(|_| SceneError::new_err(format!("<dict>: {key}: keys must be strings")))?;
+            let value = to_toml(&x, &at(&k))?;
+            t.insert(k, value);
+        }
+        return Ok(toml::Value::Table(t));
+    }
+    if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() || v.hasattr("tolist")? {
+        // A numpy array or scalar converts through its Python form.
+        let v = match v.hasattr("tolist")? {
+            true => v.call_method0("tolist")?,
+            false => v.clone(),
+        };
+        if !(v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>()) {
+            return to_toml(&v, key);
+        }
+        let items: Vec<Bound<'_, PyAny>> = v.try_iter()?.collect::<PyResult<_>>()?;
+        let values = items
+            .iter()
+            .enumerate()
+            .map(|(k, x)| to_toml(x, &format!("{key}[{k}]")))
+            .collect::<PyResult<Vec<_>>>()?;
+        return Ok(toml::Value::Array(values));
+    }
+    Err(PyTypeError::new_err(format!(
+        "<dict>: {key}: a {} has no TOML form (use a number, string, bool, list or dict)",
+        v.get_type().name()?
+    )))
+}
+
+/// Ends a run's stretch of frames once its time is up, so that the caller can take the GIL
+/// back and look for Ctrl-C.
+struct Deadline(Instant);
+
+impl FrameSink for Deadline {
+    fn frame(&mut self, _: &mut World) -> Result<ControlFlow<()>, SinkError> {
+        Ok(match Instant::now() >= self.0 {
+            true => ControlFlow::Break(()),
+            false => ControlFlow::Continue(()),
+        })
+    }
+}
+
+/// Writes `frames.csv` as the command line does.
+struct Frames(FramesWriter);
+
+impl FrameSink for Frames {
+    fn frame(&mut self, world: &mut World) -> Result<ControlFlow<()>, SinkError> {
+        self.0.write_frame(world)?;
+        Ok(ControlFlow::Continue(()))
+    }
+}
+
+/// How long a run holds the GIL released between looks for Ctrl-C.
+const STRETCH: Duration = Duration::from_millis(50);
+
+/// A running simulation of a scene: `step_frame()`, `run(until)`, `time`, `names`, `state()`,
+/// `summary()`.
+#[pyclass(module = "tumble")]
+struct Simulation {
+    /// The engine's simulation (in a mutex only to make the class `Sync`, as Python objects must
+    /// be: the methods that step take it by `&mut`, so it is never contended).
+    sim: Mutex<Engine>,
+    scene: Scene,
+    /// Its own thread pool, with `threads`; `None`: rayon's global one (one thread per core).
+    pool: Option<rayon::ThreadPool>,
+    /// The backend that runs ("cpu" or "gpu") and its adapter.
+    backend: (String, Option<String>),
+    /// Wall time spent stepping (s).
+    wall: f64,
+    /// The error that stopped it, if one did.
+    error: Option<String>,
+}
+
+impl Simulation {
+    /// The engine's simulation, to read.
+    fn engine(&self) -> MutexGuard<'_, Engine> {
+        self.sim.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `f` on the simulation's pool with the GIL released, timing it.
+    fn stepping<T: Send>(&mut self, py: Python<'_>, f: impl FnOnce(&mut Engine) -> T + Send) -> T {
+        let Simulation {
+            sim, pool, wall, ..
+        } = self;
+        let sim = sim.get_mut().unwrap_or_else(|e| e.into_inner());
+        let start = Instant::now();
+        let out = py.allow_threads(|| match pool {
+            Some(p) => p.install(|| f(sim)),
+            None => f(sim),
+        });
+        *wall += start.elapsed().as_secs_f64();
+        out
+    }
+
+    /// A run error as a Python exception, recorded for the summary.
+    fn failed(&mut self, e: RunError) -> PyErr {
+        let message = e.to_string();
+        self.error = Some(message.clone());
+        SimulationError::new_err(message)
+    }
+}
+
+#[pymethods]
+impl Simulation {
+    /// A simulation of `scene` at its start. `backend`: "cpu" (the host's f64 path), "gpu" (the
+    /// WGSL stages on the adapter wgpu finds) or "auto" (a GPU that is not a CPU implementation,
+    /// else the CPU). `threads`: worker threads for this simulation (default: one per core);
+    /// results do not depend on it.
+    #[new]
+    #[pyo3(signature = (scene, backend = "cpu", threads = None))]
+    fn new(scene: &Scene, backend: &str, threads: Option<usize>) -> PyResult<Simulation> {
+        let kind = match backend {
+            "cpu" => BackendKind::Cpu,
+            "gpu" => BackendKind::Gpu,
+            "auto" => BackendKind::Auto,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "backend must be \"cpu\", \"gpu\" or \"auto\" (got {other:?})"
+                )))
+            }
+        };
+        let pool = match threads {
+            None => None,
+            Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),
+            Some(n) => Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .build()
+                    .map_err(|e| {
+                        PyRuntimeError::new_err(format!("cannot start {n} threads: {e}"))
+                    })?,
+            ),
+        };
+        let mut sim = Engine::new(&scene.scene).map_err(scene_error)?;
+        let selection = select(kind).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        selection.backend.install(sim.world_mut());
+        let backend = (
+            selection.backend.name().to_string(),
+            selection.backend.adapter(),
+        );
+        Ok(Simulation {
+            sim: Mutex::new(sim),
+            scene: scene.clone(),
+            pool,
+            backend,
+            wall: 0.0,
+            error: None,
+        })
+    }
+
+    /// Advances one frame (to the next multiple of the frame period, or to the scene's end);
+    /// once the end is reached, one whole frame past it.
+    fn step_frame(&mut self, py: Python<'_>) -> PyResult<()> {
+        match self.stepping(py, |s| s.step_frame()) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.failed(e)),
+        }
+    }
+
+    /// Steps frame by frame to `until` (s; default the scene's duration). The GIL is released
+    /// while it steps; Ctrl-C raises `KeyboardInterrupt` between frames, the simulation left at
+    /// the last whole frame. With `progress`, a line on stderr shows how far it got.
+    #[pyo3(signature = (until = None, progress = false))]
+    fn run(&mut self, py: Python<'_>, until: Option<f64>, progress: bool) -> PyResult<()> {
+        let until = until.unwrap_or(self.engine().end());
+        if until.is_nan() {
+            return Err(PyValueError::new_err("until must be a number (got NaN)"));
+        }
+        loop {
+            let result = self.stepping(py, |s| {
+                s.run(Some(until), &mut [&mut Deadline(Instant::now() + STRETCH)])
+            });
+            if progress {
+                eprint!("\r  t = {:.4} s of {until} s", self.engine().time());
+            }
+            match result {
+                Ok(RunEnd::Reached) => break,
+                Ok(RunEnd::Stopped) => py.check_signals()?,
+                Err(e) => return Err(self.failed(e)),
+            }
+        }
+        if progress {
+            eprintln!();
+        }
+        Ok(())
+    }
+
+    /// The simulated time (s).
+    #[getter]
+    fn time(&self) -> f64 {
+        self.engine().time()
+    }
+
+    /// The bodies' names, in body order (fixed ones included).
+    #[getter]
+    fn names(&self) -> Vec<String> {
+        self.engine()
+            .names()
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The scene it runs.
+    #[getter]
+    fn scene(&self) -> Scene {
+        self.scene.clone()
+    }
+
+    /// Every body's state now, as float64 arrays in body order (the numbers frames.csv writes
+    /// for the bodies that move): `position` (n, 3), `orientation` (n, 4; w, x, y, z),
+    /// `velocity` (n, 3), `angular_velocity` (n, 3; rad/s, world).
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let engine = self.engine();
+        let world = engine.world();
+        let n = world.body_count();
+        let (mut p, mut q, mut v, mut w) = (
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+        );
+        for i in 0..n {
+            let s = world.body_state(i);
+            p.push(s.position.to_array().to_vec());
+            q.push(vec![
+                s.orientation.w,
+                s.orientation.x,
+                s.orientation.y,
+                s.orientation.z,
+            ]);
+            v.push(s.velocity.to_array().to_vec());
+            w.push(s.angular_velocity.to_array().to_vec());
+        }
+        let d = PyDict::new(py);
+        let array = |rows: Vec<Vec<f64>>, width: usize| -> PyResult<Bound<'py, PyAny>> {
+            match rows.is_empty() {
+                true => Ok(PyArray1::<f64>::zeros(py, 0, false)
+                    .reshape([0, width])?
+                    .into_any()),
+                false => Ok(PyArray2::from_vec2(py, &rows)?.into_any()),
+            }
+        };
+        d.set_item("position", array(p, 3)?)?;
+        d.set_item("orientation", array(q, 4)?)?;
+        d.set_item("velocity", array(v, 3)?)?;
+        d.set_item("angular_velocity", array(w, 3)?)?;
+        Ok(d)
+    }
+
+    /// What `summary.json` holds for the run so far, as a dict: `scene`, `backend`, `adapter`,
+    /// `sim_time`, `wall_time` (the time spent stepping), `counts`, `max_penetration`, `error`
+    /// and `bodies`.
+    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let json = serde_json::to_string(&self.summary_now())
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        py.import("json")?.call_method1("loads", (json,))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "tumble.Simulation({:?}, time={}, backend={:?})",
+            self.scene.source,
+            self.engine().time(),
+            self.backend.0
+        )
+    }
+}
+
+impl Simulation {
+    fn summary_now(&self) -> Summary {
+        let engine = self.engine();
+        let world = engine.world();
+        Summary {
+            scene: self.scene.source.clone(),
+            backend: self.backend.0.clone(),
+            adapter: self.backend.1.clone(),
+            sim_time: world.time(),
+            wall_time: self.wall,
+            counts: world.counts().clone(),
+            max_penetration: world.max_penetration(),
+            error: self.error.clone(),
+            bodies: Summary::bodies_of(world),
+        }
+    }
+}
+
+/// Runs `scene` (a `Scene` or a path) to its end and returns its summary as a dict. With `out`,
+/// writes `frames.csv` and `summary.json` there as `tumble run --out` does (the summary also
+/// after a simulation error, which the dict then names). Ctrl-C raises `KeyboardInterrupt`
+/// between frames, after the frames so far are written.
+#[pyfunction]
+#[pyo3(signature = (scene, out = None, backend = "cpu", threads = None))]
+fn run<'py>(
+    py: Python<'py>,
+    scene: &Bound<'py, PyAny>,
+    out: Option<PathBuf>,
+    backend: &str,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let scene = match scene.extract::<Scene>() {
+        Ok(s) => s,
+        Err(_) => Scene::from_file(scene.extract::<PathBuf>().map_err(|_| {
+            PyTypeError::new_err("scene must be a tumble.Scene or a path to a scene file")
+        })?)?,
+    };
+    let mut sim = Simulation::new(&scene, backend, threads)?;
+    let io = |e: output::OutputError| PyRuntimeError::new_err(e.to_string());
+    let mut frames = match &out {
+        Some(dir) => {
+            output::create_dir(dir).map_err(io)?;
+            let mut w = FramesWriter::create(&dir.join("frames.csv")).map_err(io)?;
+            w.write_frame(sim.engine().world()).map_err(io)?;
+            Some(Frames(w))
+        }
+        None => None,
+    };
+    let until = sim.engine().end();
+    let outcome = loop {
+        let result = sim.stepping(py, |s| {
+            let mut deadline = Deadline(Instant::now() + STRETCH);
+            let mut sinks: Vec<&mut dyn FrameSink> = vec![&mut deadline];
+            if let Some(f) = frames.as_mut() {
+                sinks.push(f);
+            }
+            s.run(Some(until), &mut sinks)
+        });
+        match result {
+            Ok(RunEnd::Reached) => break Ok(()),
+            Ok(RunEnd::Stopped) => {
+                if let Err(e) = py.check_signals() {
+                    break Err(e);
+                }
+            }
+            Err(RunError::Sink(e)) => return Err(PyRuntimeError::new_err(e.to_string())),
+            Err(e) => {
+                sim.failed(e);
+                break Ok(());
+            }
+        }
+    };
+    if let Some(f) = frames {
+        f.0.finish().map_err(io)?;
+    }
+    let summary = sim.summary_now();
+    if let Some(dir) = &out {
+        summary.write(&dir.join("summary.json")).map_err(io)?;
+    }
+    outcome?;
+    let json =
+        serde_json::to_string(&summary).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    py.import("json")?.call_method1("loads", (json,))
+}
+
+/// tumble: event-driven rigid-body simulation of many polyhedra.
+#[pymodule]
+fn tumble(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Scene>()?;
+    m.add_class::<Simulation>()?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add("SceneError", m.py().get_type::<SceneError>())?;
+    m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

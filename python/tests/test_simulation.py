@@ -1,0 +1,104 @@
+"""Stepping from Python: the same numbers as `tumble run`, on any thread count, interruptible."""
+import csv
+import json
+import os
+import signal
+import subprocess
+import threading
+
+import numpy as np
+import pytest
+
+import tumble
+
+
+def frames_at_end(path):
+    """The last frame of a frames.csv: {name: 13 floats}."""
+    rows = list(csv.reader(open(path)))
+    header, rows = rows[0], rows[1:]
+    t_end = rows[-1][0]
+    return header, {r[1]: [float(x) for x in r[2:]] for r in rows if r[0] == t_end}
+
+
+def test_python_steps_give_the_cli_run_bit_for_bit(scenes, tmp_path, cli):
+    scene = scenes / "small-funnel.toml"
+    subprocess.run([cli, "run", scene, "--out", tmp_path / "cli", "--backend", "cpu"], check=True,
+                   capture_output=True)
+    sim = tumble.Simulation(tumble.Scene.from_file(scene))
+    while sim.time < 4.0:
+        sim.step_frame()
+    state = sim.state()
+    header, last = frames_at_end(tmp_path / "cli" / "frames.csv")
+    assert header[2:] == ["x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz"]
+    names = sim.names
+    moved = 0
+    for name, row in last.items():
+        i = names.index(name)
+        mine = np.concatenate([state["position"][i], state["orientation"][i], state["velocity"][i],
+                               state["angular_velocity"][i]])
+        assert mine.tolist() == row, name
+        moved += 1
+    assert moved == 50
+    cli_summary = json.load(open(tmp_path / "cli" / "summary.json"))
+    assert sim.summary()["counts"] == cli_summary["counts"]
+
+
+def test_run_writes_what_the_cli_writes(scenes, tmp_path, cli):
+    scene = scenes / "ramp.toml"
+    subprocess.run([cli, "run", scene, "--out", tmp_path / "cli", "--backend", "cpu"], check=True,
+                   capture_output=True)
+    summary = tumble.run(scene, out=tmp_path / "py")
+    assert (tmp_path / "py" / "frames.csv").read_bytes() == (tmp_path / "cli" / "frames.csv").read_bytes()
+    cli_summary = json.load(open(tmp_path / "cli" / "summary.json"))
+    assert json.load(open(tmp_path / "py" / "summary.json"))["counts"] == cli_summary["counts"]
+    assert summary["counts"] == cli_summary["counts"]
+    assert summary["error"] is None
+    assert set(summary) == set(cli_summary)
+
+
+def test_results_do_not_depend_on_the_thread_count(scenes):
+    scene = tumble.Scene.from_file(scenes / "small-funnel.toml")
+    states = []
+    for threads in [1, 2]:
+        sim = tumble.Simulation(scene, threads=threads)
+        sim.run(until=1.5)
+        assert sim.time == 1.5
+        states.append(sim.state())
+    for k in states[0]:
+        assert np.array_equal(states[0][k], states[1][k]), k
+
+
+def test_state_arrays(scenes):
+    sim = tumble.Simulation(tumble.Scene.from_file(scenes / "small-funnel.toml"))
+    s = sim.state()
+    n = len(sim.names)
+    assert s["position"].shape == (n, 3) and s["orientation"].shape == (n, 4)
+    assert s["velocity"].shape == (n, 3) and s["angular_velocity"].shape == (n, 3)
+    assert all(v.dtype == np.float64 for v in s.values())
+    assert np.allclose(np.linalg.norm(s["orientation"], axis=1), 1.0)
+
+
+def test_bad_arguments():
+    scene = tumble.Scene.from_toml("[world]\nduration = 0.1\n")
+    with pytest.raises(ValueError, match="backend"):
+        tumble.Simulation(scene, backend="tpu")
+    with pytest.raises(ValueError, match="threads"):
+        tumble.Simulation(scene, threads=0)
+    with pytest.raises(TypeError):
+        tumble.run(3.0)
+
+
+def test_ctrl_c_stops_a_run_at_a_whole_frame_and_it_continues(scenes):
+    scene = tumble.Scene.from_file(scenes / "funnel-250.toml")
+    sim = tumble.Simulation(scene)
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        sim.run()
+    timer.join()
+    t = sim.time
+    assert 0.0 < t < scene.duration
+    frames = t / scene.frame_period
+    assert abs(frames - round(frames)) < 1e-9, t
+    sim.run(until=t + 0.1)
+    assert sim.time == pytest.approx(t + 0.1, abs=1e-12)
