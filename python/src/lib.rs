@@ -40,6 +40,8 @@ struct Scene {
     scene: engine::scene::Scene,
     /// Where it came from: the file, `<string>` or `<dict>`.
     source: String,
+    /// Its TOML text (a batch with other `vary` entries is parsed from it again).
+    text: String,
 }
 
 fn scene_error(e: engine::scene::SceneError) -> PyErr {
@@ -51,10 +53,14 @@ impl Scene {
     /// Reads and validates the scene file `path` (TOML).
     #[staticmethod]
     fn from_file(path: PathBuf) -> PyResult<Scene> {
-        let scene = engine::scene::load(&path).map_err(scene_error)?;
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            SceneError::new_err(format!("{}: cannot read scene file: {e}", path.display()))
+        })?;
+        let scene = engine::scene::parse(&text, &path).map_err(scene_error)?;
         Ok(Scene {
             scene,
             source: path.display().to_string(),
+            text,
         })
     }
 
@@ -66,6 +72,7 @@ impl Scene {
         Ok(Scene {
             scene,
             source: name.to_string(),
+            text: text.to_string(),
         })
     }
 
@@ -158,6 +165,31 @@ fn to_toml(v: &Bound<'_, PyAny>, key: &str) -> PyResult<toml::Value> {
     )))
 }
 
+/// The backend named `name`.
+fn backend_kind(name: &str) -> PyResult<BackendKind> {
+    match name {
+        "cpu" => Ok(BackendKind::Cpu),
+        "gpu" => Ok(BackendKind::Gpu),
+        "auto" => Ok(BackendKind::Auto),
+        other => Err(PyValueError::new_err(format!(
+            "backend must be \"cpu\", \"gpu\" or \"auto\" (got {other:?})"
+        ))),
+    }
+}
+
+/// A pool of `threads` worker threads (`None`: rayon's global pool, one thread per core).
+fn thread_pool(threads: Option<usize>) -> PyResult<Option<rayon::ThreadPool>> {
+    match threads {
+        None => Ok(None),
+        Some(0) => Err(PyValueError::new_err("threads must be at least 1")),
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .map(Some)
+            .map_err(|e| PyRuntimeError::new_err(format!("cannot start {n} threads: {e}"))),
+    }
+}
+
 /// Ends a run's stretch of frames once its time is up, so that the caller can take the GIL
 /// back and look for Ctrl-C.
 struct Deadline(Instant);
@@ -200,6 +232,8 @@ struct Simulation {
     wall: f64,
     /// The error that stopped it, if one did.
     error: Option<String>,
+    /// Whether it records its impulses for [`Simulation::events`].
+    recording: bool,
 }
 
 impl Simulation {
@@ -237,9 +271,16 @@ impl Simulation {
     /// WGSL stages on the adapter wgpu finds) or "auto" (a GPU that is not a CPU implementation,
     /// else the CPU). `threads`: worker threads for this simulation (default: one per core);
     /// results do not depend on it.
+    ///
+    /// With `record_events`, every impulse is recorded for `events()`.
     #[new]
-    #[pyo3(signature = (scene, backend = "cpu", threads = None))]
-    fn new(scene: &Scene, backend: &str, threads: Option<usize>) -> PyResult<Simulation> {
+    #[pyo3(signature = (scene, backend = "cpu", threads = None, record_events = false))]
+    fn new(
+        scene: &Scene,
+        backend: &str,
+        threads: Option<usize>,
+        record_events: bool,
+    ) -> PyResult<Simulation> {
         let kind = match backend {
             "cpu" => BackendKind::Cpu,
             "gpu" => BackendKind::Gpu,
@@ -265,6 +306,7 @@ impl Simulation {
         let mut sim = Engine::new(&scene.scene).map_err(scene_error)?;
         let selection = select(kind).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         selection.backend.install(sim.world_mut());
+        sim.world_mut().record_events(record_events);
         let backend = (
             selection.backend.name().to_string(),
             selection.backend.adapter(),
@@ -276,6 +318,7 @@ impl Simulation {
             backend,
             wall: 0.0,
             error: None,
+            recording: record_events,
         })
     }
 
@@ -379,6 +422,49 @@ impl Simulation {
         Ok(d)
     }
 
+    /// The impulses recorded since the last call (the simulation made with `record_events=True`),
+    /// as events.csv's columns: `t`, `kind`, `body_a`, `body_b` (names), `px`, `py`, `pz`, `nx`,
+    /// `ny`, `nz`, `jn`, `jt`, `vn_before`, `vn_after` (float64 arrays, the names and kinds
+    /// lists).
+    fn events<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        if !self.recording {
+            return Err(PyRuntimeError::new_err(
+                "this simulation does not record its impulses: make it with record_events=True",
+            ));
+        }
+        let engine = self.sim.get_mut().unwrap_or_else(|e| e.into_inner());
+        let mut taken = Vec::new();
+        engine.world_mut().take_events(&mut taken);
+        let world = engine.world();
+        let d = PyDict::new(py);
+        let column = |f: &dyn Fn(&engine::world::ImpulseEvent) -> f64| {
+            PyArray1::from_vec(py, taken.iter().map(f).collect())
+        };
+        let name = |i: u32| world.body_name(i as usize).to_string();
+        d.set_item("t", column(&|e| e.t))?;
+        let kinds: Vec<&str> = taken.iter().map(|e| e.kind.as_str()).collect();
+        d.set_item("kind", kinds)?;
+        d.set_item(
+            "body_a",
+            taken.iter().map(|e| name(e.a)).collect::<Vec<_>>(),
+        )?;
+        d.set_item(
+            "body_b",
+            taken.iter().map(|e| name(e.b)).collect::<Vec<_>>(),
+        )?;
+        d.set_item("px", column(&|e| e.point.x))?;
+        d.set_item("py", column(&|e| e.point.y))?;
+        d.set_item("pz", column(&|e| e.point.z))?;
+        d.set_item("nx", column(&|e| e.normal.x))?;
+        d.set_item("ny", column(&|e| e.normal.y))?;
+        d.set_item("nz", column(&|e| e.normal.z))?;
+        d.set_item("jn", column(&|e| e.jn))?;
+        d.set_item("jt", column(&|e| e.jt))?;
+        d.set_item("vn_before", column(&|e| e.vn_before))?;
+        d.set_item("vn_after", column(&|e| e.vn_after))?;
+        Ok(d)
+    }
+
     /// What `summary.json` holds for the run so far, as a dict: `scene`, `backend`, `adapter`,
     /// `sim_time`, `wall_time` (the time spent stepping), `counts`, `max_penetration`, `error`
     /// and `bodies`.
@@ -429,13 +515,8 @@ fn run<'py>(
     backend: &str,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let scene = match scene.extract::<Scene>() {
-        Ok(s) => s,
-        Err(_) => Scene::from_file(scene.extract::<PathBuf>().map_err(|_| {
-            PyTypeError::new_err("scene must be a tumble.Scene or a path to a scene file")
-        })?)?,
-    };
-    let mut sim = Simulation::new(&scene, backend, threads)?;
+    let scene = as_scene(scene)?;
+    let mut sim = Simulation::new(&scene, backend, threads, false)?;
     let io = |e: output::OutputError| PyRuntimeError::new_err(e.to_string());
     let mut frames = match &out {
         Some(dir) => {
@@ -483,12 +564,135 @@ fn run<'py>(
     py.import("json")?.call_method1("loads", (json,))
 }
 
+/// Runs the trials of `scene`'s `[batch]` (`trials` and `seed` override its own; `vary`, a list of
+/// dicts in the `[[batch.vary]]` schema, replaces its draws) on all cores or `threads`, writes
+/// `trials.csv`, `poses.csv`, `poses.svg` and `summary.json` to `out` (default: a temporary
+/// directory) as `tumble batch` does, and returns `trials.csv` as a pandas DataFrame (a dict of
+/// numpy arrays without pandas). One failing trial never stops the batch.
+#[pyfunction]
+#[pyo3(signature = (scene, trials = None, seed = None, vary = None, out = None, backend = "cpu", threads = None))]
+#[allow(clippy::too_many_arguments)]
+fn batch<'py>(
+    py: Python<'py>,
+    scene: &Bound<'py, PyAny>,
+    trials: Option<u64>,
+    seed: Option<u64>,
+    vary: Option<&Bound<'py, PyList>>,
+    out: Option<PathBuf>,
+    backend: &str,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let mut scene = as_scene(scene)?;
+    if let Some(vary) = vary {
+        let mut table: toml::Table = toml::from_str(&scene.text)
+            .map_err(|e| SceneError::new_err(format!("{}: {e}", scene.source)))?;
+        let batch = table
+            .entry("batch")
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        let toml::Value::Table(batch) = batch else {
+            return Err(SceneError::new_err(format!(
+                "{}: batch must be a table",
+                scene.source
+            )));
+        };
+        batch.insert("vary".to_string(), to_toml(vary.as_any(), "batch.vary")?);
+        let text = toml::to_string(&table)
+            .map_err(|e| SceneError::new_err(format!("{}: {e}", scene.source)))?;
+        // Relative mesh paths still resolve against the scene's own file.
+        let source = scene.source.clone();
+        let parsed = engine::scene::parse(&text, Path::new(&source)).map_err(scene_error)?;
+        scene = Scene {
+            scene: parsed,
+            source,
+            text,
+        };
+    }
+    if scene.scene.batch.is_none() {
+        return Err(SceneError::new_err(format!(
+            "{}: no [batch] table: a batch needs one (see docs/scene-format.md)",
+            scene.source
+        )));
+    }
+    let kind = backend_kind(backend)?;
+    let selection = select(kind).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let options = engine::batch::BatchOptions {
+        trials,
+        seed,
+        shard: engine::batch::Shard::ALL,
+        backend: selection.backend,
+        on_trial: None,
+    };
+    let pool = thread_pool(threads)?;
+    let engine_scene = &scene.scene;
+    let run = py
+        .allow_threads(|| match &pool {
+            Some(p) => p.install(|| engine::batch::run(engine_scene, &options)),
+            None => engine::batch::run(engine_scene, &options),
+        })
+        .map_err(|e| SceneError::new_err(e.to_string()))?;
+    let dir = match out {
+        Some(d) => d,
+        None => {
+            let tempfile = py.import("tempfile")?;
+            tempfile
+                .call_method1("mkdtemp", ("tumble-batch-",))?
+                .extract::<PathBuf>()?
+        }
+    };
+    let threads_used = pool
+        .as_ref()
+        .map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
+    engine::batch::write(&dir, &scene.scene, &run, threads_used)
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    read_table(py, &dir.join("trials.csv"))
+}
+
+/// A CSV table as a pandas DataFrame, or without pandas a dict of columns (numpy float64 arrays
+/// where every value is a number, else lists of strings).
+fn read_table<'py>(py: Python<'py>, path: &Path) -> PyResult<Bound<'py, PyAny>> {
+    if let Ok(pandas) = py.import("pandas") {
+        return pandas.call_method1("read_csv", (path,));
+    }
+    let numpy = py.import("numpy")?;
+    let csv = py.import("csv")?;
+    let file = py.import("builtins")?.call_method1("open", (path,))?;
+    let rows: Vec<Vec<String>> = csv.call_method1("reader", (&file,))?.extract()?;
+    file.call_method0("close")?;
+    let d = PyDict::new(py);
+    let Some((header, rows)) = rows.split_first() else {
+        return Ok(d.into_any());
+    };
+    for (k, name) in header.iter().enumerate() {
+        let cells: Vec<&str> = rows
+            .iter()
+            .map(|r| r.get(k).map_or("", |c| c.as_str()))
+            .collect();
+        let numbers: Option<Vec<f64>> = cells.iter().map(|c| c.parse::<f64>().ok()).collect();
+        match numbers {
+            Some(x) => d.set_item(name, numpy.call_method1("array", (x,))?)?,
+            None => d.set_item(name, cells)?,
+        }
+    }
+    Ok(d.into_any())
+}
+
+/// A `Scene`, or the scene file at a path.
+fn as_scene(scene: &Bound<'_, PyAny>) -> PyResult<Scene> {
+    match scene.extract::<Scene>() {
+        Ok(s) => Ok(s),
+        Err(_) => Scene::from_file(scene.extract::<PathBuf>().map_err(|_| {
+            PyTypeError::new_err("scene must be a tumble.Scene or a path to a scene file")
+        })?),
+    }
+}
+
 /// tumble: event-driven rigid-body simulation of many polyhedra.
 #[pymodule]
 fn tumble(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Scene>()?;
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(batch, m)?)?;
     m.add("SceneError", m.py().get_type::<SceneError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
