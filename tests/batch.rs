@@ -373,3 +373,93 @@ fn a_failing_trial_does_not_stop_the_batch() {
         .unwrap()
         .contains("overlap"));
 }
+
+/// A block launched along a floor at 2 m/s, the material's friction drawn per trial, its final
+/// state recorded: it slides v₀²/(2μg) (Coulomb, closed form), and a drawn negative friction
+/// fails its trial only.
+fn sliding_block(vary: &str, trials: u64) -> Scene {
+    let text = format!(
+        r#"
+[world]
+duration = 3.0
+frame_period = 0.01
+sleep_time = 0.2
+
+[materials.default]
+restitution = 0.0
+friction = 0.5
+
+[[bodies]]
+name = "floor"
+motion = "fixed"
+shape = {{ type = "plane", normal = [0.0, 0.0, 1.0] }}
+
+[[bodies]]
+name = "block"
+shape = {{ type = "box", half_extents = [0.05, 0.05, 0.05] }}
+mass = 1.0
+position = [0.0, 0.0, 0.0505]
+velocity = [2.0, 0.0, 0.0]
+
+[batch]
+trials = {trials}
+record = ["block"]
+
+[[batch.vary]]
+material = "default"
+key = "friction"
+{vary}
+"#
+    );
+    scene::parse(&text, Path::new("slide.toml")).expect("a valid scene")
+}
+
+#[test]
+fn a_friction_sweep_slides_each_block_its_closed_form_distance() {
+    let scene = sliding_block("uniform = [0.2, 0.8]", 16);
+    let run = batch::run(&scene, &options()).expect("runs");
+    let dir = tempdir("friction-sweep");
+    batch::write(&dir, &scene, &run, 1).expect("writes");
+    let text = std::fs::read_to_string(dir.join("trials.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
+    let (mu_col, x_col, vx_col) = (
+        col("materials.default.friction"),
+        col("block.x"),
+        col("block.vx"),
+    );
+    assert_eq!(header.len(), col("wall_time") + 1 + 13);
+    let mut worst: f64 = 0.0;
+    for line in lines {
+        let cells: Vec<&str> = line.split(',').collect();
+        let mu: f64 = cells[mu_col].parse().unwrap();
+        let x: f64 = cells[x_col].parse().unwrap();
+        let vx: f64 = cells[vx_col].parse().unwrap();
+        let expected = 2.0f64.powi(2) / (2.0 * mu * 9.81);
+        let error = (x - expected).abs() / expected;
+        println!("μ = {mu:.4}: slid {x:.5} m, closed form {expected:.5} m, error {error:.2e}");
+        assert!(vx.abs() < 1e-3, "still sliding: {vx}");
+        worst = worst.max(error);
+    }
+    println!("largest relative error {worst:.2e} (limit 1e-3)");
+    assert!(worst < 1e-3, "{worst}");
+}
+
+#[test]
+fn a_drawn_friction_below_zero_fails_that_trial_only() {
+    let scene = sliding_block("normal = [0.1, 0.3]", 12);
+    let run = batch::run(&scene, &options()).expect("runs");
+    let failed: Vec<_> = run.results.iter().filter(|r| r.outcome.is_err()).collect();
+    let ran = run.results.len() - failed.len();
+    println!("{} failed, {ran} ran", failed.len());
+    assert!(!failed.is_empty() && ran > 0);
+    for r in failed {
+        let e = r.outcome.as_ref().unwrap_err();
+        assert!(
+            e.contains("materials.default.friction") && e.contains("must be >= 0"),
+            "{e}"
+        );
+        assert!(r.values[0] < 0.0);
+    }
+}

@@ -2,7 +2,10 @@
 //! values from that seed, so a trial's result depends on nothing else (not on the thread count,
 //! the shard layout or the order trials run in).
 
-use crate::scene::{BatchSpec, Distribution, Scene, StateVector, VaryKey};
+use crate::scene::{
+    BatchSpec, BodySpec, Distribution, MassSpec, ScalarKey, Scene, StateVector, VaryKey, VaryTarget,
+};
+use crate::shape::Shape;
 use glam::DQuat;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -54,38 +57,90 @@ pub fn draw(spec: &BatchSpec, seed: u64) -> Vec<f64> {
                 let q = uniform_rotation(&mut rng);
                 values.extend([q.w, q.x, q.y, q.z]);
             }
-            VaryKey::Component { distribution, .. } => values.push(match distribution {
-                Distribution::Uniform(lo, hi) => lo + (hi - lo) * rng.random::<f64>(),
-                Distribution::Normal(mean, sd) => mean + sd * standard_normal(&mut rng),
-            }),
+            VaryKey::Component { distribution, .. } | VaryKey::Scalar { distribution, .. } => {
+                values.push(match distribution {
+                    Distribution::Uniform(lo, hi) => lo + (hi - lo) * rng.random::<f64>(),
+                    Distribution::Normal(mean, sd) => mean + sd * standard_normal(&mut rng),
+                })
+            }
         }
     }
     values
 }
 
-/// Sets the drawn `values` ([`draw`]) into the scene's bodies.
-pub fn apply(scene: &mut Scene, spec: &BatchSpec, values: &[f64]) {
+/// Sets the drawn `values` ([`draw`]) into the scene's bodies and materials. A drawn value the
+/// scene could not take (a negative mass or friction, a restitution above 1, a size of 0) is the
+/// trial's error, naming its column: the batch goes on.
+pub fn apply(scene: &mut Scene, spec: &BatchSpec, values: &[f64]) -> Result<(), String> {
     let mut values = values.iter().copied();
     for vary in &spec.vary {
-        let body = &mut scene.bodies[vary.body];
-        match vary.key {
-            VaryKey::Orientation => {
+        let mut next = || values.next().expect("a value per column");
+        match (&vary.target, vary.key) {
+            (VaryTarget::Body(i), VaryKey::Orientation) => {
                 let mut q = [0.0; 4];
                 for c in &mut q {
-                    *c = values.next().expect("a value per column");
+                    *c = next();
                 }
-                body.orientation = DQuat::from_xyzw(q[1], q[2], q[3], q[0]);
+                scene.bodies[*i].orientation = DQuat::from_xyzw(q[1], q[2], q[3], q[0]);
             }
-            VaryKey::Component { vector, axis, .. } => {
-                let v = values.next().expect("a value per column");
+            (VaryTarget::Body(i), VaryKey::Component { vector, axis, .. }) => {
+                let (v, body) = (next(), &mut scene.bodies[*i]);
                 match vector {
                     StateVector::Position => body.position[axis] = v,
                     StateVector::Velocity => body.velocity[axis] = v,
                     StateVector::AngularVelocity => body.angular_velocity[axis] = v,
                 }
             }
+            (target, VaryKey::Scalar { scalar, .. }) => {
+                let v = next();
+                let column = || format!("{}.{}", vary.name, scalar.key());
+                let refuse = |rule: &str| Err(format!("drew {} = {v}: {rule}", column()));
+                match scalar {
+                    ScalarKey::Friction if !(v.is_finite() && v >= 0.0) => {
+                        return refuse("must be >= 0")
+                    }
+                    ScalarKey::Restitution if !(0.0..=1.0).contains(&v) => {
+                        return refuse("must be in [0, 1]")
+                    }
+                    ScalarKey::Friction | ScalarKey::Restitution => {}
+                    _ if !(v.is_finite() && v > 0.0) => return refuse("must be > 0"),
+                    _ => {}
+                }
+                match target {
+                    VaryTarget::Material(name) => {
+                        let m = scene
+                            .materials
+                            .get_mut(name)
+                            .expect("a material of the scene");
+                        match scalar {
+                            ScalarKey::Friction => m.friction = v,
+                            _ => m.restitution = v,
+                        }
+                    }
+                    VaryTarget::Body(i) => set_body_scalar(&mut scene.bodies[*i], scalar, v),
+                }
+            }
+            (VaryTarget::Material(_), _) => unreachable!("a material draws scalars only"),
         }
     }
+    Ok(())
+}
+
+/// Sets body scalar `scalar` (a mass, density or shape size, checked at parse time to fit the
+/// body) to `v`.
+fn set_body_scalar(body: &mut BodySpec, scalar: ScalarKey, v: f64) {
+    let size: &mut f64 = match (scalar, &mut body.shape) {
+        (ScalarKey::Mass, _) => return body.mass = MassSpec::Mass(v),
+        (ScalarKey::Density, _) => return body.mass = MassSpec::Density(v),
+        (ScalarKey::Radius, Shape::Sphere { radius }) => radius,
+        (ScalarKey::Radius, Shape::Capsule { radius, .. }) => radius,
+        (ScalarKey::Radius, Shape::Cylinder { radius, .. }) => radius,
+        (ScalarKey::HalfExtent(axis), Shape::Box { half_extents }) => &mut half_extents[axis],
+        (ScalarKey::HalfHeight, Shape::Cylinder { half_height, .. }) => half_height,
+        (ScalarKey::HalfLength, Shape::Capsule { half_length, .. }) => half_length,
+        _ => unreachable!("the parse checks that the key fits the body"),
+    };
+    *size = v;
 }
 
 #[cfg(test)]

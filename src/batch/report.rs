@@ -83,8 +83,13 @@ fn opt<T: std::fmt::Display>(x: Option<T>) -> String {
     x.map_or(String::new(), |x| x.to_string())
 }
 
-/// The `trials.csv` header for a run with these drawn columns.
-fn trials_header(vary_columns: &[String]) -> String {
+/// The columns of a recorded body's final state in `trials.csv` (`NAME.x` … `NAME.wz`).
+const RECORDED: [&str; 13] = [
+    "x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz",
+];
+
+/// The `trials.csv` header for a run with these drawn columns and recorded bodies.
+fn trials_header(vary_columns: &[String], recorded: &[String]) -> String {
     let mut h = vec!["trial".to_string(), "seed".to_string()];
     h.extend(vary_columns.iter().cloned());
     h.extend(
@@ -107,11 +112,14 @@ fn trials_header(vary_columns: &[String]) -> String {
         ]
         .map(String::from),
     );
+    for name in recorded {
+        h.extend(RECORDED.iter().map(|c| format!("{name}.{c}")));
+    }
     h.join(",")
 }
 
-/// One `trials.csv` row.
-fn trial_row(r: &TrialResult) -> String {
+/// One `trials.csv` row; `recorded` bodies' columns after the wall time.
+fn trial_row(r: &TrialResult, recorded: usize) -> String {
     let mut row = format!("{},{}", r.trial, r.seed);
     for v in &r.values {
         let _ = write!(row, ",{v}");
@@ -149,6 +157,19 @@ fn trial_row(r: &TrialResult) -> String {
         Err(_) => row.push_str(",,,,,,,,,,,,,,"),
     }
     let _ = write!(row, ",{}", r.wall_time);
+    match &r.outcome {
+        Ok(o) => {
+            for s in &o.recorded {
+                let (p, q, v, w) = (s.position, s.orientation, s.velocity, s.angular_velocity);
+                for x in [
+                    p.x, p.y, p.z, q.w, q.x, q.y, q.z, v.x, v.y, v.z, w.x, w.y, w.z,
+                ] {
+                    let _ = write!(row, ",{x}");
+                }
+            }
+        }
+        Err(_) => row.push_str(&",".repeat(RECORDED.len() * recorded)),
+    }
     row
 }
 
@@ -233,9 +254,15 @@ pub fn write_all(
 ) -> Result<(), BatchError> {
     std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     let columns: Vec<String> = run.spec.vary.iter().flat_map(|v| v.columns()).collect();
-    let mut text = trials_header(&columns) + "\n";
+    let recorded: Vec<String> = run
+        .spec
+        .record
+        .iter()
+        .map(|&i| scene.bodies[i].name.clone())
+        .collect();
+    let mut text = trials_header(&columns, &recorded) + "\n";
     for r in &run.results {
-        text += &trial_row(r);
+        text += &trial_row(r, recorded.len());
         text.push('\n');
     }
     let path = dir.join("trials.csv");

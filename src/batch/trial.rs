@@ -42,6 +42,8 @@ pub struct Outcome {
     pub max_penetration: f64,
     /// Full collisions (eq. 9 integrations).
     pub collisions: u64,
+    /// The final states of `[batch] record`'s bodies, in its order.
+    pub recorded: Vec<BodyState>,
 }
 
 /// Runs trial `trial` of `spec` on `scene`. `table`: the classified body's poses (with
@@ -86,7 +88,7 @@ fn simulate(
     values: &[f64],
 ) -> Result<Outcome, String> {
     let mut scene = scene.clone();
-    apply(&mut scene, spec, values);
+    apply(&mut scene, spec, values)?;
     let mut world = World::new(&scene).map_err(|e| e.message)?;
     backend.install(&mut world);
     let mut sim = Simulation::from_world(world, &scene);
@@ -111,6 +113,7 @@ fn simulate(
     let mut outcome = Outcome {
         max_penetration: world.max_penetration(),
         collisions: world.counts().collisions,
+        recorded: spec.record.iter().map(|&i| world.body_state(i)).collect(),
         ..Outcome::default()
     };
     if let Some(c) = classified {

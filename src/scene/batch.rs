@@ -4,6 +4,9 @@
 
 use super::table::{Span, Tab};
 use super::{BodySpec, SceneError};
+use crate::material::Material;
+use crate::shape::Shape;
+use std::collections::BTreeMap;
 
 /// `[batch]`: how `tumble batch` runs the scene's trials.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,6 +21,9 @@ pub struct BatchSpec {
     pub until_rest: bool,
     /// `[[batch.vary]]`: the values drawn per trial, in file order (the draw order).
     pub vary: Vec<Vary>,
+    /// `record`: the bodies (indices into the scene's bodies) whose final state each trial
+    /// writes to `trials.csv`, in the order given.
+    pub record: Vec<usize>,
 }
 
 impl Default for BatchSpec {
@@ -28,19 +34,68 @@ impl Default for BatchSpec {
             classify: None,
             until_rest: true,
             vary: Vec::new(),
+            record: Vec::new(),
         }
     }
 }
 
-/// One `[[batch.vary]]` entry: a value of one body's initial state drawn per trial.
+/// One `[[batch.vary]]` entry: a value of one body's initial state or properties, or of one
+/// material, drawn per trial.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Vary {
-    /// The body's index in [`super::Scene::bodies`].
-    pub body: usize,
-    /// The body's name (for column names).
-    pub body_name: String,
+    /// What it draws for: a body or a material.
+    pub target: VaryTarget,
+    /// The body's name, or `materials.NAME` (for column names).
+    pub name: String,
     /// What is drawn.
     pub key: VaryKey,
+}
+
+/// What a [`Vary`] entry draws for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VaryTarget {
+    /// `body = "NAME"`: the body's index in [`super::Scene::bodies`].
+    Body(usize),
+    /// `material = "NAME"`: a material of [`super::Scene::materials`].
+    Material(String),
+}
+
+/// A scalar a [`Vary`] entry may draw: a body's mass, density or a size of its shape, or a
+/// material's friction or restitution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScalarKey {
+    /// `mass` (kg).
+    Mass,
+    /// `density` (kg/m³).
+    Density,
+    /// `shape.radius` (m) of a sphere, capsule or cylinder.
+    Radius,
+    /// `shape.half_extents.x|y|z` (m) of a box.
+    HalfExtent(usize),
+    /// `shape.half_height` (m) of a cylinder.
+    HalfHeight,
+    /// `shape.half_length` (m) of a capsule.
+    HalfLength,
+    /// `friction` of a material.
+    Friction,
+    /// `restitution` of a material.
+    Restitution,
+}
+
+impl ScalarKey {
+    /// The key as written in `[[batch.vary]]`.
+    pub fn key(self) -> String {
+        match self {
+            ScalarKey::Mass => "mass".into(),
+            ScalarKey::Density => "density".into(),
+            ScalarKey::Radius => "shape.radius".into(),
+            ScalarKey::HalfExtent(axis) => format!("shape.half_extents.{}", ["x", "y", "z"][axis]),
+            ScalarKey::HalfHeight => "shape.half_height".into(),
+            ScalarKey::HalfLength => "shape.half_length".into(),
+            ScalarKey::Friction => "friction".into(),
+            ScalarKey::Restitution => "restitution".into(),
+        }
+    }
 }
 
 /// What a [`Vary`] entry draws.
@@ -55,6 +110,13 @@ pub enum VaryKey {
         vector: StateVector,
         /// 0, 1, 2 for x, y, z.
         axis: usize,
+        /// Its distribution.
+        distribution: Distribution,
+    },
+    /// `key = "mass"`, `"friction"` etc.: one scalar, drawn from a distribution.
+    Scalar {
+        /// Which scalar.
+        scalar: ScalarKey,
         /// Its distribution.
         distribution: Distribution,
     },
@@ -97,16 +159,17 @@ impl Vary {
         match self.key {
             VaryKey::Orientation => ["qw", "qx", "qy", "qz"]
                 .iter()
-                .map(|c| format!("{}.orientation.{c}", self.body_name))
+                .map(|c| format!("{}.orientation.{c}", self.name))
                 .collect(),
             VaryKey::Component { vector, axis, .. } => {
                 vec![format!(
                     "{}.{}.{}",
-                    self.body_name,
+                    self.name,
                     vector.key(),
                     ["x", "y", "z"][axis]
                 )]
             }
+            VaryKey::Scalar { scalar, .. } => vec![format!("{}.{}", self.name, scalar.key())],
         }
     }
 }
@@ -115,11 +178,12 @@ impl Vary {
 pub(super) fn parse_batch(
     root: &Tab,
     bodies: &[BodySpec],
+    materials: &BTreeMap<String, Material>,
 ) -> Result<Option<BatchSpec>, SceneError> {
     let Some(t) = root.sub_table("batch", "batch".to_string(), String::new())? else {
         return Ok(None);
     };
-    t.check_keys(&["trials", "seed", "classify", "until_rest", "vary"])?;
+    t.check_keys(&["trials", "seed", "classify", "until_rest", "vary", "record"])?;
     let mut spec = BatchSpec::default();
     if let Some(v) = t.get("trials") {
         let (n, span) = t.integer_value(v, "trials")?;
@@ -156,10 +220,30 @@ pub(super) fn parse_batch(
             }
         }
     }
+    if let Some(v) = t.get("record") {
+        let toml::de::DeValue::Array(items) = v.get_ref() else {
+            return Err(t.value_error(&v.span(), "record", "must be a list of body names"));
+        };
+        for (k, item) in items.iter().enumerate() {
+            let key = format!("record[{k}]");
+            let toml::de::DeValue::String(name) = item.get_ref() else {
+                return Err(t.value_error(&item.span(), &key, "must be a body name (a string)"));
+            };
+            let body = find_body(&t, bodies, name, &item.span(), &key)?;
+            if bodies[body].motion == super::Motion::Fixed {
+                return Err(t.value_error(
+                    &item.span(),
+                    &key,
+                    &format!("body \"{name}\" is fixed: its state never changes"),
+                ));
+            }
+            spec.record.push(body);
+        }
+    }
     if let Some((items, _)) = t.array_of_tables("vary")? {
         for (index, item) in items.iter().enumerate() {
             let e = t.element_table(item, format!("batch.vary[{index}]"))?;
-            spec.vary.push(parse_vary(&e, bodies)?);
+            spec.vary.push(parse_vary(&e, bodies, materials)?);
         }
     }
     Ok(Some(spec))
@@ -182,101 +266,196 @@ fn find_body(
     })
 }
 
-/// One `[[batch.vary]]` entry.
-fn parse_vary(t: &Tab, bodies: &[BodySpec]) -> Result<Vary, SceneError> {
-    t.check_keys(&["body", "key", "uniform", "normal"])?;
-    let (name, name_span) = t.string("body")?.ok_or_else(|| t.missing("body"))?;
-    let body = find_body(t, bodies, name, &name_span, "body")?;
+/// One `[[batch.vary]]` entry: `body = "NAME"` with a key of its initial state (`orientation`,
+/// `position.x` …), its mass or density, or a size of its shape; or `material = "NAME"` with
+/// `friction` or `restitution`.
+fn parse_vary(
+    t: &Tab,
+    bodies: &[BodySpec],
+    materials: &BTreeMap<String, Material>,
+) -> Result<Vary, SceneError> {
+    t.check_keys(&["body", "material", "key", "uniform", "normal"])?;
     let (key, key_span) = t.string("key")?.ok_or_else(|| t.missing("key"))?;
-    let range = |k: &str| -> Result<Option<(f64, f64, Span)>, SceneError> {
-        let Some(v) = t.get(k) else { return Ok(None) };
-        let items = t.array_of_len(v, k, 2)?;
-        let a = t.number_value(&items[0], &format!("{k}[0]"))?;
-        let b = t.number_value(&items[1], &format!("{k}[1]"))?;
-        Ok(Some((a, b, v.span())))
+    let (uniform, normal) = (range(t, "uniform")?, range(t, "normal")?);
+    let key_error = |expected: &str| {
+        t.value_error(
+            &key_span,
+            "key",
+            &format!("must be {expected} (got \"{key}\")"),
+        )
     };
-    let (uniform, normal) = (range("uniform")?, range("normal")?);
-    let key = if key == "orientation" {
-        if let Some((_, _, span)) = uniform.as_ref().or(normal.as_ref()) {
-            return Err(t.error_at(
-                span,
-                "key \"orientation\" is a uniformly random rotation and takes no range",
-            ));
+    match (t.string("body")?, t.string("material")?) {
+        (Some(_), Some((_, span))) => {
+            Err(t.error_at(&span, "give one of body and material, not both"))
         }
-        VaryKey::Orientation
-    } else {
-        let (vector, axis) = key
-            .split_once('.')
-            .and_then(|(v, a)| {
-                let vector = match v {
-                    "position" => StateVector::Position,
-                    "velocity" => StateVector::Velocity,
-                    "angular_velocity" => StateVector::AngularVelocity,
-                    _ => return None,
-                };
-                let axis = ["x", "y", "z"].iter().position(|c| *c == a)?;
-                Some((vector, axis))
+        (None, None) => Err(t.error_at(&t.span, "needs body = \"NAME\" or material = \"NAME\"")),
+        (None, Some((name, span))) => {
+            if !materials.contains_key(name) {
+                return Err(t.value_error(
+                    &span,
+                    "material",
+                    &format!("= \"{name}\" names no material of the scene"),
+                ));
+            }
+            let scalar = match key {
+                "friction" => ScalarKey::Friction,
+                "restitution" => ScalarKey::Restitution,
+                _ => return Err(key_error("\"friction\" or \"restitution\" for a material")),
+            };
+            Ok(Vary {
+                target: VaryTarget::Material(name.to_string()),
+                name: format!("materials.{name}"),
+                key: VaryKey::Scalar {
+                    scalar,
+                    distribution: distribution(t, key, uniform, normal)?,
+                },
             })
-            .ok_or_else(|| {
-                t.value_error(
-                    &key_span,
-                    "key",
-                    &format!(
-                        "must be \"orientation\" or a component: position.x|y|z, velocity.x|y|z \
-                         or angular_velocity.x|y|z (got \"{key}\")"
-                    ),
-                )
-            })?;
-        if bodies[body].path.is_some() && vector != StateVector::Position {
-            return Err(t.value_error(
-                &key_span,
-                "key",
-                &format!(
-                    "\"{key}\" cannot be drawn: body \"{name}\" follows a path, which gives its \
-                     velocities"
-                ),
-            ));
         }
-        let distribution = match (uniform, normal) {
-            (Some(_), Some((_, _, span))) => {
-                return Err(t.error_at(&span, "give one of uniform and normal, not both"))
-            }
-            (None, None) => {
-                return Err(t.error_at(
-                    &t.span,
-                    &format!("key \"{key}\" needs uniform = [low, high] or normal = [mean, sd]"),
-                ))
-            }
-            (Some((lo, hi, span)), None) => {
-                if lo > hi {
-                    return Err(t.value_error(
-                        &span,
-                        "uniform",
-                        &format!("must have low <= high (got [{lo}, {hi}])"),
+        (Some((name, name_span)), None) => {
+            let body = find_body(t, bodies, name, &name_span, "body")?;
+            let spec = &bodies[body];
+            let key = if key == "orientation" {
+                if let Some((_, _, span)) = uniform.as_ref().or(normal.as_ref()) {
+                    return Err(t.error_at(
+                        span,
+                        "key \"orientation\" is a uniformly random rotation and takes no range",
                     ));
                 }
-                Distribution::Uniform(lo, hi)
-            }
-            (None, Some((mean, sd, span))) => {
-                if sd < 0.0 {
+                VaryKey::Orientation
+            } else if let Some(scalar) = body_scalar(key) {
+                let fits = match (scalar, &spec.shape) {
+                    (ScalarKey::Mass | ScalarKey::Density, _) => {
+                        !matches!(spec.mass, super::MassSpec::Parts(_))
+                    }
+                    (
+                        ScalarKey::Radius,
+                        Shape::Sphere { .. } | Shape::Capsule { .. } | Shape::Cylinder { .. },
+                    ) => true,
+                    (ScalarKey::HalfExtent(_), Shape::Box { .. }) => true,
+                    (ScalarKey::HalfHeight, Shape::Cylinder { .. }) => true,
+                    (ScalarKey::HalfLength, Shape::Capsule { .. }) => true,
+                    _ => false,
+                };
+                if !fits || spec.motion != super::Motion::Dynamic {
                     return Err(t.value_error(
-                        &span,
-                        "normal",
-                        &format!("must have sd >= 0 (got {sd})"),
+                        &key_span,
+                        "key",
+                        &format!(
+                            "\"{key}\" cannot be drawn for body \"{name}\": it is not dynamic, its \
+                             shape has no such size, or its parts carry their own masses"
+                        ),
                     ));
                 }
-                Distribution::Normal(mean, sd)
-            }
-        };
-        VaryKey::Component {
-            vector,
-            axis,
-            distribution,
+                VaryKey::Scalar {
+                    scalar,
+                    distribution: distribution(t, key, uniform, normal)?,
+                }
+            } else {
+                let (vector, axis) = key
+                    .split_once('.')
+                    .and_then(|(v, a)| {
+                        let vector = match v {
+                            "position" => StateVector::Position,
+                            "velocity" => StateVector::Velocity,
+                            "angular_velocity" => StateVector::AngularVelocity,
+                            _ => return None,
+                        };
+                        let axis = ["x", "y", "z"].iter().position(|c| *c == a)?;
+                        Some((vector, axis))
+                    })
+                    .ok_or_else(|| {
+                        key_error(
+                            "\"orientation\", a component (position.x|y|z, velocity.x|y|z, \
+                             angular_velocity.x|y|z), \"mass\", \"density\" or a size of the \
+                             shape (shape.radius, shape.half_extents.x|y|z, shape.half_height, \
+                             shape.half_length)",
+                        )
+                    })?;
+                if spec.path.is_some() && vector != StateVector::Position {
+                    return Err(t.value_error(
+                        &key_span,
+                        "key",
+                        &format!(
+                            "\"{key}\" cannot be drawn: body \"{name}\" follows a path, which gives \
+                             its velocities"
+                        ),
+                    ));
+                }
+                VaryKey::Component {
+                    vector,
+                    axis,
+                    distribution: distribution(t, key, uniform, normal)?,
+                }
+            };
+            Ok(Vary {
+                target: VaryTarget::Body(body),
+                name: spec.name.clone(),
+                key,
+            })
         }
-    };
-    Ok(Vary {
-        body,
-        body_name: bodies[body].name.clone(),
-        key,
+    }
+}
+
+/// The scalar body key `key` names, if any.
+fn body_scalar(key: &str) -> Option<ScalarKey> {
+    Some(match key {
+        "mass" => ScalarKey::Mass,
+        "density" => ScalarKey::Density,
+        "shape.radius" => ScalarKey::Radius,
+        "shape.half_extents.x" => ScalarKey::HalfExtent(0),
+        "shape.half_extents.y" => ScalarKey::HalfExtent(1),
+        "shape.half_extents.z" => ScalarKey::HalfExtent(2),
+        "shape.half_height" => ScalarKey::HalfHeight,
+        "shape.half_length" => ScalarKey::HalfLength,
+        _ => return None,
+    })
+}
+
+/// An entry's `uniform` or `normal` (`k`), with its span.
+fn range(t: &Tab, k: &str) -> Result<Option<(f64, f64, Span)>, SceneError> {
+    let Some(v) = t.get(k) else { return Ok(None) };
+    let items = t.array_of_len(v, k, 2)?;
+    let a = t.number_value(&items[0], &format!("{k}[0]"))?;
+    let b = t.number_value(&items[1], &format!("{k}[1]"))?;
+    Ok(Some((a, b, v.span())))
+}
+
+/// The distribution of an entry drawing `key`: exactly one of `uniform` and `normal`.
+fn distribution(
+    t: &Tab,
+    key: &str,
+    uniform: Option<(f64, f64, Span)>,
+    normal: Option<(f64, f64, Span)>,
+) -> Result<Distribution, SceneError> {
+    Ok(match (uniform, normal) {
+        (Some(_), Some((_, _, span))) => {
+            return Err(t.error_at(&span, "give one of uniform and normal, not both"))
+        }
+        (None, None) => {
+            return Err(t.error_at(
+                &t.span,
+                &format!("key \"{key}\" needs uniform = [low, high] or normal = [mean, sd]"),
+            ))
+        }
+        (Some((lo, hi, span)), None) => {
+            if lo > hi {
+                return Err(t.value_error(
+                    &span,
+                    "uniform",
+                    &format!("must have low <= high (got [{lo}, {hi}])"),
+                ));
+            }
+            Distribution::Uniform(lo, hi)
+        }
+        (None, Some((mean, sd, span))) => {
+            if sd < 0.0 {
+                return Err(t.value_error(
+                    &span,
+                    "normal",
+                    &format!("must have sd >= 0 (got {sd})"),
+                ));
+            }
+            Distribution::Normal(mean, sd)
+        }
     })
 }

@@ -35,7 +35,7 @@ pub use crate::mass_properties::PartMass;
 /// The `[world]` choices are engine types, spelled in scene files as `docs/scene-format.md` says
 /// (`parse` reads them); re-exported here under the paths the scene format has always used.
 pub use crate::world::{ContactPush, JammedIslands, Method, RestingContactMode};
-pub use batch::{BatchSpec, Distribution, StateVector, Vary, VaryKey};
+pub use batch::{BatchSpec, Distribution, ScalarKey, StateVector, Vary, VaryKey, VaryTarget};
 pub use joints::{JointEnd, JointSpec};
 pub use lattice::{random_rotation, MAX_GENERATED_BODIES};
 

@@ -97,7 +97,7 @@ pub(super) fn scene(text: &str, source: &Path) -> Result<Scene, SceneError> {
         }
     }
 
-    let batch = parse_batch(&root, &bodies)?;
+    let batch = parse_batch(&root, &bodies, &materials)?;
     let joints = parse_joints(&root, &bodies)?;
     if world.config.method == Method::Lcp && !joints.is_empty() {
         // The LCP method's steps hold contacts only: joints would be ignored, silently.
