@@ -242,6 +242,13 @@ struct RunArgs {
     /// re-solve) with its point, normal, impulses and normal velocities, streamed frame by frame.
     #[arg(long)]
     events: bool,
+    /// Keep every K-th frame in frames.csv (the first and the last always).
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    every: u64,
+    /// Keep only these bodies in frames.csv: body names, or lattice names for all of a
+    /// lattice's bodies (NAME_0, NAME_1, ...), comma-separated.
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    record: Vec<String>,
 }
 
 /// The backend asked for on the command line.
@@ -545,6 +552,8 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
     // After the scene checks, so that an invalid scene fails without opening a device.
     let backend = select_backend(args.backend)?;
     backend.install(sim.world_mut());
+    let selection = output::FrameSelection::new(args.every, &args.record, sim.world())
+        .map_err(Failure::invalid)?;
 
     let out_dir = args
         .out
@@ -572,7 +581,7 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
 
     let start = Instant::now();
     let mut progress = FrameProgress(progress_bar(&scene));
-    let mut frames = FramesWriter::create(&frames_path)?;
+    let mut frames = FramesWriter::create_with(&frames_path, selection)?;
     frames.write_frame(sim.world())?;
     // Each frame: its rows, its impulses, a tick of the bar, in that order.
     let mut sinks: Vec<&mut dyn FrameSink> = vec![&mut frames];
@@ -586,6 +595,7 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         Err(RunError::Sink(e)) => return Err(Failure::failed(e.to_string())),
         Err(e) => Some(e.to_string()),
     };
+    frames.write_last(sim.world())?;
     frames.finish()?;
     let event_rows = match events {
         Some(mut w) => {

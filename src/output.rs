@@ -49,18 +49,90 @@ fn create_csv(path: &Path, header: &str) -> Result<BufWriter<File>, OutputError>
     Ok(out)
 }
 
-/// A buffered `frames.csv` writer: the header on creation, then one row per body per frame.
+/// Which frames and bodies `frames.csv` keeps (`tumble run --every K --record NAME,…`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FrameSelection {
+    /// Keep every `every`-th frame (frame 0 first; 0 or 1: all), and the last.
+    pub every: u64,
+    /// Keep only these bodies (indices, ascending); `None`: every non-fixed body.
+    pub bodies: Option<Vec<usize>>,
+}
+
+impl FrameSelection {
+    /// Every frame of every non-fixed body.
+    pub const ALL: FrameSelection = FrameSelection {
+        every: 1,
+        bodies: None,
+    };
+
+    /// Every `every`-th frame of the bodies `record` names (each a body's name, or a lattice's:
+    /// every body named `NAME_<number>`); an empty `record`: every non-fixed body. A name that
+    /// matches no body is an error naming it.
+    pub fn new(every: u64, record: &[String], world: &World) -> Result<FrameSelection, String> {
+        if record.is_empty() {
+            return Ok(FrameSelection {
+                every,
+                bodies: None,
+            });
+        }
+        let mut keep = vec![false; world.body_count()];
+        for name in record {
+            let lattice = |body: &str| {
+                body.strip_prefix(name.as_str())
+                    .and_then(|rest| rest.strip_prefix('_'))
+                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            };
+            let mut any = false;
+            for (i, k) in keep.iter_mut().enumerate() {
+                let body = world.body_name(i);
+                if body == name || lattice(body) {
+                    *k = true;
+                    any = true;
+                }
+            }
+            if !any {
+                return Err(format!(
+                    "--record {name}: names no body or lattice of the scene"
+                ));
+            }
+        }
+        Ok(FrameSelection {
+            every,
+            bodies: Some((0..keep.len()).filter(|&i| keep[i]).collect()),
+        })
+    }
+}
+
+/// A buffered `frames.csv` writer: the header on creation, then one row per body per frame (of
+/// the frames and bodies its [`FrameSelection`] keeps).
 pub struct FramesWriter {
     out: BufWriter<File>,
     path: PathBuf,
+    selection: FrameSelection,
+    /// Frames offered so far, and the time of the last one written.
+    offered: u64,
+    last_written: Option<f64>,
 }
 
 impl FramesWriter {
-    /// Creates (truncates) the file and writes the header.
+    /// Creates (truncates) the file and writes the header; every frame of every non-fixed body
+    /// is kept.
     pub fn create(path: &Path) -> Result<FramesWriter, OutputError> {
+        FramesWriter::create_with(path, FrameSelection::ALL)
+    }
+
+    /// Creates (truncates) the file and writes the header; `selection` says which frames and
+    /// bodies are kept.
+    pub fn create_with(
+        path: &Path,
+        selection: FrameSelection,
+    ) -> Result<FramesWriter, OutputError> {
         Ok(FramesWriter {
             out: create_csv(path, FRAMES_HEADER)?,
             path: path.to_path_buf(),
+            selection,
+            offered: 0,
+            last_written: None,
         })
     }
 
@@ -82,16 +154,48 @@ impl FramesWriter {
         writeln!(self.out).map_err(map)
     }
 
-    /// Writes one row per non-fixed body of `world` at its current time (fixed bodies never move,
-    /// so their rows would only repeat the scene).
+    /// Offers the frame `world` is at: if the selection keeps it (every `every`-th offered, the
+    /// first included), writes one row per kept body at its current time (by default every
+    /// non-fixed body: fixed bodies never move, so their rows would only repeat the scene).
     pub fn write_frame(&mut self, world: &World) -> Result<(), OutputError> {
-        let t = world.time();
-        for i in 0..world.body_count() {
-            if world.body_motion(i) != Motion::Fixed {
-                self.write_row(t, world.body_name(i), &world.body_state(i))?;
-            }
+        let every = self.selection.every.max(1);
+        let keep = self.offered.is_multiple_of(every);
+        self.offered += 1;
+        if keep {
+            self.write_now(world)?;
         }
         Ok(())
+    }
+
+    /// With frames thinned (`every` > 1), writes the frame `world` is at unless it was the last
+    /// one written: the end of a thinned run is always in the file.
+    pub fn write_last(&mut self, world: &World) -> Result<(), OutputError> {
+        if self.selection.every > 1 && self.last_written != Some(world.time()) {
+            self.write_now(world)?;
+        }
+        Ok(())
+    }
+
+    fn write_now(&mut self, world: &World) -> Result<(), OutputError> {
+        let t = world.time();
+        self.last_written = Some(t);
+        match self.selection.bodies.take() {
+            Some(bodies) => {
+                let result = bodies
+                    .iter()
+                    .try_for_each(|&i| self.write_row(t, world.body_name(i), &world.body_state(i)));
+                self.selection.bodies = Some(bodies);
+                result
+            }
+            None => {
+                for i in 0..world.body_count() {
+                    if world.body_motion(i) != Motion::Fixed {
+                        self.write_row(t, world.body_name(i), &world.body_state(i))?;
+                    }
+                }
+                Ok(())
+            }
+        }
     }
 
     /// Flushes the buffer; call it before dropping so that errors are reported, not lost.

@@ -300,3 +300,87 @@ fn a_simulation_error_exits_1_and_keeps_the_frames_so_far() {
     );
     assert!(summary["sim_time"].as_f64().unwrap() < 4.0);
 }
+
+#[test]
+fn run_every_and_record_thin_frames_csv_to_the_full_runs_rows() {
+    let dir = temp_dir("every-record");
+    let (full, thin) = (dir.join("full"), dir.join("thin"));
+    let scene = "scenes/small-funnel.toml";
+    let out = tumble(&[
+        "run",
+        scene,
+        "--out",
+        full.to_str().unwrap(),
+        "--backend",
+        "cpu",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = tumble(&[
+        "run",
+        scene,
+        "--out",
+        thin.to_str().unwrap(),
+        "--backend",
+        "cpu",
+        "--every",
+        "7",
+        "--record",
+        "cube_3,cube_40",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let rows = |p: &Path| -> Vec<String> {
+        std::fs::read_to_string(p.join("frames.csv"))
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect()
+    };
+    let (all, kept) = (rows(&full), rows(&thin));
+    assert_eq!(all[0], kept[0]);
+    // Frames 0, 7, 14, ... and the last (200 frames of 0.02 s), each with the two bodies.
+    let times: Vec<String> = all[1..]
+        .iter()
+        .map(|r| r.split(',').next().unwrap().to_string())
+        .collect();
+    let mut frames: Vec<&String> = times.iter().collect();
+    frames.dedup();
+    let mut expected: Vec<String> = frames
+        .iter()
+        .step_by(7)
+        .flat_map(|t| {
+            all[1..]
+                .iter()
+                .filter(|r| {
+                    r.starts_with(&format!("{t},cube_3,"))
+                        || r.starts_with(&format!("{t},cube_40,"))
+                })
+                .cloned()
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let last = frames.last().unwrap();
+    if (frames.len() - 1) % 7 != 0 {
+        expected.extend(
+            all[1..]
+                .iter()
+                .filter(|r| {
+                    r.starts_with(&format!("{last},cube_3,"))
+                        || r.starts_with(&format!("{last},cube_40,"))
+                })
+                .cloned(),
+        );
+    }
+    assert_eq!(&kept[1..], &expected[..]);
+    // A lattice's name keeps all its bodies; an unknown name is refused before any output.
+    let out = tumble(&[
+        "run",
+        scene,
+        "--out",
+        dir.join("none").to_str().unwrap(),
+        "--record",
+        "nobody",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--record nobody: names no body or lattice"));
+    assert!(!dir.join("none").exists());
+}

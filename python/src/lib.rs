@@ -504,24 +504,34 @@ impl Simulation {
 
 /// Runs `scene` (a `Scene` or a path) to its end and returns its summary as a dict. With `out`,
 /// writes `frames.csv` and `summary.json` there as `tumble run --out` does (the summary also
-/// after a simulation error, which the dict then names). Ctrl-C raises `KeyboardInterrupt`
-/// between frames, after the frames so far are written.
+/// after a simulation error, which the dict then names); `every` and `record` thin frames.csv as
+/// `--every` and `--record` do. Ctrl-C raises `KeyboardInterrupt` between frames, after the
+/// frames so far are written.
 #[pyfunction]
-#[pyo3(signature = (scene, out = None, backend = "cpu", threads = None))]
+#[pyo3(signature = (scene, out = None, backend = "cpu", threads = None, every = 1, record = None))]
 fn run<'py>(
     py: Python<'py>,
     scene: &Bound<'py, PyAny>,
     out: Option<PathBuf>,
     backend: &str,
     threads: Option<usize>,
+    every: u64,
+    record: Option<Vec<String>>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    if every == 0 {
+        return Err(PyValueError::new_err("every must be at least 1"));
+    }
     let scene = as_scene(scene)?;
     let mut sim = Simulation::new(&scene, backend, threads, false)?;
     let io = |e: output::OutputError| PyRuntimeError::new_err(e.to_string());
+    let selection =
+        output::FrameSelection::new(every, &record.unwrap_or_default(), sim.engine().world())
+            .map_err(PyValueError::new_err)?;
     let mut frames = match &out {
         Some(dir) => {
             output::create_dir(dir).map_err(io)?;
-            let mut w = FramesWriter::create(&dir.join("frames.csv")).map_err(io)?;
+            let mut w =
+                FramesWriter::create_with(&dir.join("frames.csv"), selection).map_err(io)?;
             w.write_frame(sim.engine().world()).map_err(io)?;
             Some(Frames(w))
         }
@@ -551,7 +561,8 @@ fn run<'py>(
             }
         }
     };
-    if let Some(f) = frames {
+    if let Some(mut f) = frames {
+        f.0.write_last(sim.engine().world()).map_err(io)?;
         f.0.finish().map_err(io)?;
     }
     let summary = sim.summary_now();

@@ -102,3 +102,13 @@ def test_ctrl_c_stops_a_run_at_a_whole_frame_and_it_continues(scenes):
     assert abs(frames - round(frames)) < 1e-9, t
     sim.run(until=t + 0.1)
     assert sim.time == pytest.approx(t + 0.1, abs=1e-12)
+
+
+def test_run_every_and_record_as_the_cli(scenes, tmp_path, cli):
+    scene = scenes / "small-funnel.toml"
+    subprocess.run([cli, "run", scene, "--out", tmp_path / "cli", "--backend", "cpu", "--every", "9",
+                    "--record", "cube_1,cube_2"], check=True, capture_output=True)
+    tumble.run(scene, out=tmp_path / "py", every=9, record=["cube_1", "cube_2"])
+    assert (tmp_path / "py" / "frames.csv").read_bytes() == (tmp_path / "cli" / "frames.csv").read_bytes()
+    with pytest.raises(ValueError, match="nobody"):
+        tumble.run(scene, out=tmp_path / "bad", record=["nobody"])
