@@ -11,7 +11,7 @@ use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -234,6 +234,42 @@ struct Simulation {
     error: Option<String>,
     /// Whether it records its impulses for [`Simulation::events`].
     recording: bool,
+    /// Every call that advanced it, in order: what `save_state` keeps and `load_state` replays.
+    log: Vec<Advance>,
+}
+
+/// One call that advanced a simulation ([`Simulation::log`]).
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+enum Advance {
+    /// `step_frame()`.
+    Step,
+    /// `run(until)`, which got to `reached` (short of `until` when interrupted or failed).
+    Run { until: f64, reached: f64 },
+}
+
+/// What `save_state` returns, as JSON: the scene's text and the calls that advanced it.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SavedState {
+    format: String,
+    source: String,
+    text: String,
+    record_events: bool,
+    log: Vec<Advance>,
+}
+
+/// The `format` of [`SavedState`].
+const STATE_FORMAT: &str = "tumble-state/1";
+
+/// Ends a replayed `run` where the original got to.
+struct StopAt(f64);
+
+impl FrameSink for StopAt {
+    fn frame(&mut self, world: &mut World) -> Result<ControlFlow<()>, SinkError> {
+        Ok(match world.time() >= self.0 {
+            true => ControlFlow::Break(()),
+            false => ControlFlow::Continue(()),
+        })
+    }
 }
 
 impl Simulation {
@@ -319,12 +355,14 @@ impl Simulation {
             wall: 0.0,
             error: None,
             recording: record_events,
+            log: Vec::new(),
         })
     }
 
     /// Advances one frame (to the next multiple of the frame period, or to the scene's end);
     /// once the end is reached, one whole frame past it.
     fn step_frame(&mut self, py: Python<'_>) -> PyResult<()> {
+        self.log.push(Advance::Step);
         match self.stepping(py, |s| s.step_frame()) {
             Ok(()) => Ok(()),
             Err(e) => Err(self.failed(e)),
@@ -340,12 +378,18 @@ impl Simulation {
         if until.is_nan() {
             return Err(PyValueError::new_err("until must be a number (got NaN)"));
         }
+        let reached = self.engine().time();
+        self.log.push(Advance::Run { until, reached });
         loop {
             let result = self.stepping(py, |s| {
                 s.run(Some(until), &mut [&mut Deadline(Instant::now() + STRETCH)])
             });
+            let reached = self.engine().time();
+            if let Some(Advance::Run { reached: r, .. }) = self.log.last_mut() {
+                *r = reached;
+            }
             if progress {
-                eprint!("\r  t = {:.4} s of {until} s", self.engine().time());
+                eprint!("\r  t = {reached:.4} s of {until} s");
             }
             match result {
                 Ok(RunEnd::Reached) => break,
@@ -420,6 +464,71 @@ impl Simulation {
         d.set_item("velocity", array(v, 3)?)?;
         d.set_item("angular_velocity", array(w, 3)?)?;
         Ok(d)
+    }
+
+    /// The simulation's state as bytes: the scene and every call that advanced it. A simulation of
+    /// the same scene given them by `load_state` continues bit for bit as this one would.
+    fn save_state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let saved = SavedState {
+            format: STATE_FORMAT.to_string(),
+            source: self.scene.source.clone(),
+            text: self.scene.text.clone(),
+            record_events: self.recording,
+            log: self.log.clone(),
+        };
+        let bytes =
+            serde_json::to_vec(&saved).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// Takes the state `save_state` gave, of a simulation of this same scene: this simulation
+    /// then continues bit for bit as that one would have. The engine is deterministic, so the
+    /// state is rebuilt by running the same calls again from the scene's start, with the GIL
+    /// released: it costs the saved run's time.
+    fn load_state(&mut self, py: Python<'_>, state: &[u8]) -> PyResult<()> {
+        let saved: SavedState = serde_json::from_slice(state)
+            .map_err(|e| PyValueError::new_err(format!("not a saved tumble state: {e}")))?;
+        if saved.format != STATE_FORMAT {
+            return Err(PyValueError::new_err(format!(
+                "a saved state of format {:?}, not {STATE_FORMAT:?}",
+                saved.format
+            )));
+        }
+        if saved.text != self.scene.text {
+            return Err(PyValueError::new_err(format!(
+                "the state was saved from a simulation of another scene ({}), not of this one ({})",
+                saved.source, self.scene.source
+            )));
+        }
+        let mut sim = Engine::new(&self.scene.scene).map_err(scene_error)?;
+        let selection = select(backend_kind(&self.backend.0)?)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        selection.backend.install(sim.world_mut());
+        sim.world_mut().record_events(saved.record_events);
+        let replay = |sim: &mut Engine| -> Result<(), RunError> {
+            for advance in &saved.log {
+                match *advance {
+                    Advance::Step => sim.step_frame()?,
+                    Advance::Run { until, reached } => {
+                        sim.run(Some(until), &mut [&mut StopAt(reached)])?;
+                    }
+                }
+            }
+            Ok(())
+        };
+        *self.sim.get_mut().unwrap_or_else(|e| e.into_inner()) = sim;
+        self.recording = saved.record_events;
+        self.log = saved.log.clone();
+        self.error = None;
+        if let Err(e) = self.stepping(py, replay) {
+            return Err(self.failed(e));
+        }
+        if saved.record_events {
+            // The replay's impulses were the saved simulation's, already taken from it.
+            let engine = self.sim.get_mut().unwrap_or_else(|e| e.into_inner());
+            engine.world_mut().take_events(&mut Vec::new());
+        }
+        Ok(())
     }
 
     /// The impulses recorded since the last call (the simulation made with `record_events=True`),

@@ -112,3 +112,27 @@ def test_run_every_and_record_as_the_cli(scenes, tmp_path, cli):
     assert (tmp_path / "py" / "frames.csv").read_bytes() == (tmp_path / "cli" / "frames.csv").read_bytes()
     with pytest.raises(ValueError, match="nobody"):
         tumble.run(scene, out=tmp_path / "bad", record=["nobody"])
+
+
+def test_a_saved_state_continues_bit_for_bit(scenes):
+    scene = tumble.Scene.from_file(scenes / "small-funnel.toml")
+    a = tumble.Simulation(scene)
+    a.step_frame()
+    a.run(until=0.537)      # off the frame grid
+    a.step_frame()
+    a.run(until=1.2)
+    saved = a.save_state()
+    assert isinstance(saved, bytes)
+    a.run(until=2.5)
+    b = tumble.Simulation(scene, threads=1)
+    b.load_state(saved)
+    assert b.time == 1.2
+    b.run(until=2.5)
+    for k, v in a.state().items():
+        assert np.array_equal(v, b.state()[k]), k
+    assert a.summary()["counts"] == b.summary()["counts"]
+    other = tumble.Simulation(tumble.Scene.from_file(scenes / "ramp.toml"))
+    with pytest.raises(ValueError, match="another scene"):
+        other.load_state(saved)
+    with pytest.raises(ValueError, match="not a saved tumble state"):
+        other.load_state(b"garbage")
