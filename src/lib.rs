@@ -30,6 +30,7 @@ pub mod material;
 pub mod mesh;
 pub mod narrow_phase;
 pub mod output;
+pub mod parquet_tables;
 pub mod render;
 pub mod resting_contact;
 pub mod run_record;

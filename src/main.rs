@@ -175,6 +175,10 @@ struct BatchArgs {
     /// where the GPU stages cannot pay for their transfers.
     #[arg(long, value_enum, default_value_t = BackendChoice::Cpu)]
     backend: BackendChoice,
+    /// Also write trials.parquet and poses.parquet beside trials.csv and poses.csv (which
+    /// `batch merge` reads), with the same columns.
+    #[arg(long, value_enum, default_value_t = FormatChoice::Csv)]
+    format: FormatChoice,
 }
 
 #[derive(Subcommand, Debug)]
@@ -242,6 +246,10 @@ struct RunArgs {
     /// re-solve) with its point, normal, impulses and normal velocities, streamed frame by frame.
     #[arg(long)]
     events: bool,
+    /// The format of frames and events: csv (frames.csv, events.csv) or parquet (frames.parquet,
+    /// events.parquet), with the same columns.
+    #[arg(long, value_enum, default_value_t = FormatChoice::Csv)]
+    format: FormatChoice,
     /// Keep every K-th frame in frames.csv (the first and the last always).
     #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     every: u64,
@@ -249,6 +257,24 @@ struct RunArgs {
     /// lattice's bodies (NAME_0, NAME_1, ...), comma-separated.
     #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
     record: Vec<String>,
+}
+
+/// The table format asked for on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum FormatChoice {
+    /// Comma-separated text.
+    Csv,
+    /// Parquet: float64 numbers and UTF-8 names, readable by pandas, polars and DuckDB.
+    Parquet,
+}
+
+impl FormatChoice {
+    fn format(self) -> output::TableFormat {
+        match self {
+            FormatChoice::Csv => output::TableFormat::Csv,
+            FormatChoice::Parquet => output::TableFormat::Parquet,
+        }
+    }
 }
 
 /// The backend asked for on the command line.
@@ -560,28 +586,45 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         .clone()
         .unwrap_or_else(|| default_out_dir(&args.scene));
     output::create_dir(&out_dir)?;
-    let frames_path = out_dir.join("frames.csv");
+    let format = args.format.format();
+    let ext = format.extension();
+    let frames_path = out_dir.join(format!("frames.{ext}"));
     let summary_path = out_dir.join("summary.json");
-    let events_path = out_dir.join("events.csv");
-    let mut events = if args.events {
-        sim.world_mut().record_events(true);
-        Some(output::EventsWriter::create(&events_path)?)
-    } else {
-        // A log left by an earlier run in this directory would not match these frames.
-        match std::fs::remove_file(&events_path) {
+    let events_path = out_dir.join(format!("events.{ext}"));
+    // Tables left by an earlier run in this directory (the other format's, or a log when this
+    // run keeps none) would not match these frames.
+    let other = match format {
+        output::TableFormat::Csv => "parquet",
+        output::TableFormat::Parquet => "csv",
+    };
+    let mut stale = vec![
+        out_dir.join(format!("frames.{other}")),
+        out_dir.join(format!("events.{other}")),
+    ];
+    if !args.events {
+        stale.push(events_path.clone());
+    }
+    for path in stale {
+        match std::fs::remove_file(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                 return Err(Failure::failed(format!(
                     "cannot remove {}: {e}",
-                    events_path.display()
+                    path.display()
                 )));
             }
-            _ => None,
+            _ => {}
         }
+    }
+    let mut events = if args.events {
+        sim.world_mut().record_events(true);
+        Some(output::EventsWriter::create_as(&events_path, format)?)
+    } else {
+        None
     };
 
     let start = Instant::now();
     let mut progress = FrameProgress(progress_bar(&scene));
-    let mut frames = FramesWriter::create_with(&frames_path, selection)?;
+    let mut frames = FramesWriter::create_as(&frames_path, selection, format)?;
     frames.write_frame(sim.world())?;
     // Each frame: its rows, its impulses, a tick of the bar, in that order.
     let mut sinks: Vec<&mut dyn FrameSink> = vec![&mut frames];
@@ -826,6 +869,15 @@ fn batch(args: &BatchArgs) -> Result<(), Failure> {
         dir
     });
     tumble::batch::write(&out, &scene, &run, rayon::current_num_threads())?;
+    if args.format == FormatChoice::Parquet {
+        for table in ["trials", "poses"] {
+            let csv = out.join(format!("{table}.csv"));
+            if csv.exists() {
+                tumble::parquet_tables::csv_to_parquet(&csv, &out.join(format!("{table}.parquet")))
+                    .map_err(|e| Failure::failed(e.to_string()))?;
+            }
+        }
+    }
     let failed: Vec<_> = run.results.iter().filter(|r| r.outcome.is_err()).collect();
     for r in failed.iter().take(5) {
         if let Err(e) = &r.outcome {

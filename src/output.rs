@@ -7,6 +7,7 @@
 //! digits, e.g. for 1e-300).
 
 use crate::body::Motion;
+use crate::parquet_tables::{Kind, ParquetTable};
 use crate::world::{BodyState, Counts, ImpulseEvent, World};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -33,6 +34,71 @@ impl OutputError {
             source,
         }
     }
+}
+
+/// The format of the tables a run writes (`--format csv|parquet`): the same columns either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TableFormat {
+    /// Comma-separated text, numbers as the shortest text that reads back to the same `f64`.
+    #[default]
+    Csv,
+    /// Parquet (float64 numbers, UTF-8 names; see [`crate::parquet_tables`]).
+    Parquet,
+}
+
+impl TableFormat {
+    /// The file extension: `csv` or `parquet`.
+    pub fn extension(self) -> &'static str {
+        match self {
+            TableFormat::Csv => "csv",
+            TableFormat::Parquet => "parquet",
+        }
+    }
+}
+
+/// Where a table's rows go.
+enum Table {
+    Csv(BufWriter<File>),
+    Parquet(Box<ParquetTable>),
+}
+
+impl Table {
+    /// Creates (truncates) `path` as a table of `header`'s columns (comma-separated), the
+    /// `text` ones UTF-8 strings and the others numbers.
+    fn create(
+        path: &Path,
+        header: &str,
+        text: &[&str],
+        format: TableFormat,
+    ) -> Result<Table, OutputError> {
+        match format {
+            TableFormat::Csv => create_csv(path, header).map(Table::Csv),
+            TableFormat::Parquet => {
+                let columns: Vec<(&str, Kind)> = header
+                    .split(',')
+                    .map(|c| match text.contains(&c) {
+                        true => (c, Kind::Text),
+                        false => (c, Kind::Number),
+                    })
+                    .collect();
+                ParquetTable::create(path, &columns)
+                    .map(|t| Table::Parquet(Box::new(t)))
+                    .map_err(|e| parquet_error(path, e))
+            }
+        }
+    }
+
+    /// Flushes and closes it.
+    fn finish(self, path: &Path) -> Result<(), OutputError> {
+        match self {
+            Table::Csv(mut out) => out.flush().map_err(|e| OutputError::new(path, e)),
+            Table::Parquet(t) => t.finish().map_err(|e| parquet_error(path, e)),
+        }
+    }
+}
+
+fn parquet_error(path: &Path, e: crate::parquet_tables::ParquetError) -> OutputError {
+    OutputError::new(path, std::io::Error::other(e.message))
 }
 
 /// Creates the output directory (and its parents) if needed.
@@ -106,7 +172,7 @@ impl FrameSelection {
 /// A buffered `frames.csv` writer: the header on creation, then one row per body per frame (of
 /// the frames and bodies its [`FrameSelection`] keeps).
 pub struct FramesWriter {
-    out: BufWriter<File>,
+    out: Table,
     path: PathBuf,
     selection: FrameSelection,
     /// Frames offered so far, and the time of the last one written.
@@ -127,8 +193,18 @@ impl FramesWriter {
         path: &Path,
         selection: FrameSelection,
     ) -> Result<FramesWriter, OutputError> {
+        FramesWriter::create_as(path, selection, TableFormat::Csv)
+    }
+
+    /// Creates (truncates) the file in `format` and writes the header; `selection` says which
+    /// frames and bodies are kept.
+    pub fn create_as(
+        path: &Path,
+        selection: FrameSelection,
+        format: TableFormat,
+    ) -> Result<FramesWriter, OutputError> {
         Ok(FramesWriter {
-            out: create_csv(path, FRAMES_HEADER)?,
+            out: Table::create(path, FRAMES_HEADER, &["body"], format)?,
             path: path.to_path_buf(),
             selection,
             offered: 0,
@@ -145,13 +221,26 @@ impl FramesWriter {
     pub fn write_row(&mut self, t: f64, name: &str, s: &BodyState) -> Result<(), OutputError> {
         let (p, q, v, w) = (s.position, s.orientation, s.velocity, s.angular_velocity);
         let map = |e| OutputError::new(&self.path, e);
-        write!(self.out, "{},{}", Num(t), csv_field(name)).map_err(map)?;
-        for x in [
+        let values = [
             p.x, p.y, p.z, q.w, q.x, q.y, q.z, v.x, v.y, v.z, w.x, w.y, w.z,
-        ] {
-            write!(self.out, ",{}", Num(x)).map_err(map)?;
+        ];
+        match &mut self.out {
+            Table::Csv(out) => {
+                write!(out, "{},{}", Num(t), csv_field(name)).map_err(map)?;
+                for x in values {
+                    write!(out, ",{}", Num(x)).map_err(map)?;
+                }
+                writeln!(out).map_err(map)
+            }
+            Table::Parquet(table) => {
+                table.number(0, t);
+                table.text(1, name);
+                for (k, x) in values.into_iter().enumerate() {
+                    table.number(k + 2, x);
+                }
+                table.end_row().map_err(|e| parquet_error(&self.path, e))
+            }
         }
-        writeln!(self.out).map_err(map)
     }
 
     /// Offers the frame `world` is at: if the selection keeps it (every `every`-th offered, the
@@ -199,10 +288,8 @@ impl FramesWriter {
     }
 
     /// Flushes the buffer; call it before dropping so that errors are reported, not lost.
-    pub fn finish(mut self) -> Result<(), OutputError> {
-        self.out
-            .flush()
-            .map_err(|e| OutputError::new(&self.path, e))
+    pub fn finish(self) -> Result<(), OutputError> {
+        self.out.finish(&self.path)
     }
 }
 
@@ -212,7 +299,7 @@ pub const EVENTS_HEADER: &str = "t,kind,body_a,body_b,px,py,pz,nx,ny,nz,jn,jt,vn
 /// A buffered `events.csv` writer: the header on creation, then one row per impulse, written as
 /// the run goes (each frame's impulses at its end), so a run that fails keeps its log so far.
 pub struct EventsWriter {
-    out: BufWriter<File>,
+    out: Table,
     path: PathBuf,
     rows: u64,
     /// The impulses taken from the world, kept between frames so that its room is reused.
@@ -222,8 +309,13 @@ pub struct EventsWriter {
 impl EventsWriter {
     /// Creates (truncates) the file and writes the header.
     pub fn create(path: &Path) -> Result<EventsWriter, OutputError> {
+        EventsWriter::create_as(path, TableFormat::Csv)
+    }
+
+    /// Creates (truncates) the file in `format` and writes the header.
+    pub fn create_as(path: &Path, format: TableFormat) -> Result<EventsWriter, OutputError> {
         Ok(EventsWriter {
-            out: create_csv(path, EVENTS_HEADER)?,
+            out: Table::create(path, EVENTS_HEADER, &["kind", "body_a", "body_b"], format)?,
             path: path.to_path_buf(),
             rows: 0,
             scratch: Vec::new(),
@@ -244,17 +336,8 @@ impl EventsWriter {
         let map = |e| OutputError::new(&self.path, e);
         for e in scratch.iter() {
             let (a, b) = (world.body_name(e.a as usize), world.body_name(e.b as usize));
-            write!(
-                self.out,
-                "{},{},{},{}",
-                Num(e.t),
-                e.kind.as_str(),
-                csv_field(a),
-                csv_field(b)
-            )
-            .map_err(map)?;
             let (p, n) = (e.point, e.normal);
-            for x in [
+            let values = [
                 p.x,
                 p.y,
                 p.z,
@@ -265,10 +348,34 @@ impl EventsWriter {
                 e.jt,
                 e.vn_before,
                 e.vn_after,
-            ] {
-                write!(self.out, ",{}", Num(x)).map_err(map)?;
+            ];
+            match &mut self.out {
+                Table::Csv(out) => {
+                    write!(
+                        out,
+                        "{},{},{},{}",
+                        Num(e.t),
+                        e.kind.as_str(),
+                        csv_field(a),
+                        csv_field(b)
+                    )
+                    .map_err(map)?;
+                    for x in values {
+                        write!(out, ",{}", Num(x)).map_err(map)?;
+                    }
+                    writeln!(out).map_err(map)?;
+                }
+                Table::Parquet(table) => {
+                    table.number(0, e.t);
+                    table.text(1, e.kind.as_str());
+                    table.text(2, a);
+                    table.text(3, b);
+                    for (k, x) in values.into_iter().enumerate() {
+                        table.number(k + 4, x);
+                    }
+                    table.end_row().map_err(|e| parquet_error(&self.path, e))?;
+                }
             }
-            writeln!(self.out).map_err(map)?;
         }
         self.rows += scratch.len() as u64;
         self.scratch = scratch;
@@ -276,10 +383,8 @@ impl EventsWriter {
     }
 
     /// Flushes the buffer; call it before dropping so that errors are reported, not lost.
-    pub fn finish(mut self) -> Result<(), OutputError> {
-        self.out
-            .flush()
-            .map_err(|e| OutputError::new(&self.path, e))
+    pub fn finish(self) -> Result<(), OutputError> {
+        self.out.finish(&self.path)
     }
 }
 

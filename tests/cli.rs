@@ -359,7 +359,7 @@ fn run_every_and_record_thin_frames_csv_to_the_full_runs_rows() {
         })
         .collect();
     let last = frames.last().unwrap();
-    if (frames.len() - 1) % 7 != 0 {
+    if !(frames.len() - 1).is_multiple_of(7) {
         expected.extend(
             all[1..]
                 .iter()

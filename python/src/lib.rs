@@ -165,6 +165,17 @@ fn to_toml(v: &Bound<'_, PyAny>, key: &str) -> PyResult<toml::Value> {
     )))
 }
 
+/// The table format named `name`.
+fn table_format(name: &str) -> PyResult<output::TableFormat> {
+    match name {
+        "csv" => Ok(output::TableFormat::Csv),
+        "parquet" => Ok(output::TableFormat::Parquet),
+        other => Err(PyValueError::new_err(format!(
+            "format must be \"csv\" or \"parquet\" (got {other:?})"
+        ))),
+    }
+}
+
 /// The backend named `name`.
 fn backend_kind(name: &str) -> PyResult<BackendKind> {
     match name {
@@ -614,10 +625,11 @@ impl Simulation {
 /// Runs `scene` (a `Scene` or a path) to its end and returns its summary as a dict. With `out`,
 /// writes `frames.csv` and `summary.json` there as `tumble run --out` does (the summary also
 /// after a simulation error, which the dict then names); `every` and `record` thin frames.csv as
-/// `--every` and `--record` do. Ctrl-C raises `KeyboardInterrupt` between frames, after the
+/// `--every` and `--record` do, and `format="parquet"` writes frames.parquet instead. Ctrl-C raises `KeyboardInterrupt` between frames, after the
 /// frames so far are written.
 #[pyfunction]
-#[pyo3(signature = (scene, out = None, backend = "cpu", threads = None, every = 1, record = None))]
+#[pyo3(signature = (scene, out = None, backend = "cpu", threads = None, every = 1, record = None, format = "csv"))]
+#[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
     scene: &Bound<'py, PyAny>,
@@ -626,7 +638,9 @@ fn run<'py>(
     threads: Option<usize>,
     every: u64,
     record: Option<Vec<String>>,
+    format: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let format = table_format(format)?;
     if every == 0 {
         return Err(PyValueError::new_err("every must be at least 1"));
     }
@@ -639,8 +653,8 @@ fn run<'py>(
     let mut frames = match &out {
         Some(dir) => {
             output::create_dir(dir).map_err(io)?;
-            let mut w =
-                FramesWriter::create_with(&dir.join("frames.csv"), selection).map_err(io)?;
+            let path = dir.join(format!("frames.{}", format.extension()));
+            let mut w = FramesWriter::create_as(&path, selection, format).map_err(io)?;
             w.write_frame(sim.engine().world()).map_err(io)?;
             Some(Frames(w))
         }
@@ -687,10 +701,11 @@ fn run<'py>(
 /// Runs the trials of `scene`'s `[batch]` (`trials` and `seed` override its own; `vary`, a list of
 /// dicts in the `[[batch.vary]]` schema, replaces its draws) on all cores or `threads`, writes
 /// `trials.csv`, `poses.csv`, `poses.svg` and `summary.json` to `out` (default: a temporary
-/// directory) as `tumble batch` does, and returns `trials.csv` as a pandas DataFrame (a dict of
-/// numpy arrays without pandas). One failing trial never stops the batch.
+/// directory) as `tumble batch` does (with `format="parquet"` also `trials.parquet` and
+/// `poses.parquet`), and returns `trials.csv` as a pandas DataFrame (a dict of numpy arrays
+/// without pandas). One failing trial never stops the batch.
 #[pyfunction]
-#[pyo3(signature = (scene, trials = None, seed = None, vary = None, out = None, backend = "cpu", threads = None))]
+#[pyo3(signature = (scene, trials = None, seed = None, vary = None, out = None, backend = "cpu", threads = None, format = "csv"))]
 #[allow(clippy::too_many_arguments)]
 fn batch<'py>(
     py: Python<'py>,
@@ -701,7 +716,9 @@ fn batch<'py>(
     out: Option<PathBuf>,
     backend: &str,
     threads: Option<usize>,
+    format: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let format = table_format(format)?;
     let mut scene = as_scene(scene)?;
     if let Some(vary) = vary {
         let mut table: toml::Table = toml::from_str(&scene.text)
@@ -764,6 +781,15 @@ fn batch<'py>(
         .map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
     engine::batch::write(&dir, &scene.scene, &run, threads_used)
         .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    if format == output::TableFormat::Parquet {
+        for table in ["trials", "poses"] {
+            let csv = dir.join(format!("{table}.csv"));
+            if csv.exists() {
+                engine::parquet_tables::csv_to_parquet(&csv, &dir.join(format!("{table}.parquet")))
+                    .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+            }
+        }
+    }
     read_table(py, &dir.join("trials.csv"))
 }
 

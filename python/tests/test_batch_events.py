@@ -71,3 +71,26 @@ def test_events_need_recording(scenes):
     sim = tumble.Simulation(tumble.Scene.from_file(scenes / "ramp.toml"))
     with pytest.raises(RuntimeError, match="record_events"):
         sim.events()
+
+
+def test_parquet_tables_equal_the_csv_ones(scenes, tmp_path, cli):
+    scene = scenes / "small-funnel.toml"
+    subprocess.run([cli, "run", scene, "--out", tmp_path / "csv", "--backend", "cpu", "--events"], check=True,
+                   capture_output=True)
+    subprocess.run([cli, "run", scene, "--out", tmp_path / "pq", "--backend", "cpu", "--events", "--format",
+                    "parquet"], check=True, capture_output=True)
+    tumble.run(scene, out=tmp_path / "py", format="parquet")
+    for table in ["frames", "events"]:
+        a = pd.read_parquet(tmp_path / "pq" / f"{table}.parquet")
+        b = pd.read_csv(tmp_path / "csv" / f"{table}.csv")
+        assert list(a.columns) == list(b.columns)
+        pd.testing.assert_frame_equal(a, b, check_exact=True, check_dtype=False)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "py" / "frames.parquet"),
+                                  pd.read_parquet(tmp_path / "pq" / "frames.parquet"), check_exact=True)
+    assert not (tmp_path / "pq" / "frames.csv").exists()
+    trials = tumble.batch(scenes / "stable-poses.toml", trials=20, out=tmp_path / "b", format="parquet")
+    for table in ["trials", "poses"]:
+        a = pd.read_parquet(tmp_path / "b" / f"{table}.parquet")
+        b = pd.read_csv(tmp_path / "b" / f"{table}.csv")
+        pd.testing.assert_frame_equal(a, b, check_exact=True, check_dtype=False)
+    assert len(trials) == 20
