@@ -224,6 +224,9 @@ impl FrameSink for Frames {
     }
 }
 
+/// Trials a batch runs between looks for Ctrl-C.
+const BATCH_BLOCK: u64 = 256;
+
 /// How long a run holds the GIL released between looks for Ctrl-C.
 const STRETCH: Duration = Duration::from_millis(50);
 
@@ -752,21 +755,41 @@ fn batch<'py>(
     }
     let kind = backend_kind(backend)?;
     let selection = select(kind).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-    let options = engine::batch::BatchOptions {
-        trials,
-        seed,
-        shard: engine::batch::Shard::ALL,
-        backend: selection.backend,
-        on_trial: None,
-    };
+    let total = trials.unwrap_or(scene.scene.batch.as_ref().map_or(1, |b| b.trials));
+    // In blocks of trials, so that Ctrl-C is looked for between them (the trials of a block run
+    // at once on the threads); the blocks together are the whole batch, trial for trial.
+    let blocks = total.div_ceil(BATCH_BLOCK).max(1);
     let pool = thread_pool(threads)?;
     let engine_scene = &scene.scene;
-    let run = py
-        .allow_threads(|| match &pool {
-            Some(p) => p.install(|| engine::batch::run(engine_scene, &options)),
-            None => engine::batch::run(engine_scene, &options),
-        })
-        .map_err(|e| SceneError::new_err(e.to_string()))?;
+    let mut run: Option<engine::batch::BatchRun> = None;
+    for index in 1..=blocks {
+        let options = engine::batch::BatchOptions {
+            trials,
+            seed,
+            shard: engine::batch::Shard {
+                index,
+                count: blocks,
+            },
+            backend: selection.backend.clone(),
+            on_trial: None,
+        };
+        let block = py
+            .allow_threads(|| match &pool {
+                Some(p) => p.install(|| engine::batch::run(engine_scene, &options)),
+                None => engine::batch::run(engine_scene, &options),
+            })
+            .map_err(|e| SceneError::new_err(e.to_string()))?;
+        match run.as_mut() {
+            None => run = Some(block),
+            Some(r) => {
+                r.results.extend(block.results);
+                r.wall_time += block.wall_time;
+            }
+        }
+        py.check_signals()?;
+    }
+    let mut run = run.expect("at least one block");
+    run.shard = engine::batch::Shard::ALL;
     let dir = match out {
         Some(d) => d,
         None => {

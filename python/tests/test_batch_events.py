@@ -94,3 +94,18 @@ def test_parquet_tables_equal_the_csv_ones(scenes, tmp_path, cli):
         b = pd.read_csv(tmp_path / "b" / f"{table}.csv")
         pd.testing.assert_frame_equal(a, b, check_exact=True, check_dtype=False)
     assert len(trials) == 20
+
+
+def test_ctrl_c_stops_a_batch_between_blocks(scenes):
+    import os
+    import signal
+    import threading
+    import time
+
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    start = time.perf_counter()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        tumble.batch(scenes / "stable-poses.toml", trials=50000)
+    timer.join()
+    assert time.perf_counter() - start < 10.0
