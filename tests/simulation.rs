@@ -119,3 +119,44 @@ fn names_are_the_scenes_in_body_order() {
     let expected: Vec<&str> = scene.bodies.iter().map(|b| b.name.as_str()).collect();
     assert_eq!(sim.names(), expected);
 }
+
+/// `World::set_body_state` between frames: a ball resting on a floor, set 3 m up and moving,
+/// flies its parabola from there (the prepared contact step for the old state undone), and a
+/// fixed body or a non-unit quaternion is refused.
+#[test]
+fn a_body_set_between_frames_flies_from_its_new_state() {
+    let text = r#"
+[world]
+duration = 1.0
+frame_period = 0.01
+[[bodies]]
+name = "floor"
+motion = "fixed"
+shape = { type = "plane", normal = [0.0, 0.0, 1.0] }
+[[bodies]]
+name = "ball"
+shape = { type = "sphere", radius = 0.1 }
+mass = 1.0
+position = [0.0, 0.0, 0.1005]
+"#;
+    let sc = scene::parse(text, Path::new("ball.toml")).expect("a valid scene");
+    let mut sim = Simulation::new(&sc).unwrap();
+    sim.run(Some(0.5), &mut []).unwrap();
+    let mut s = sim.world().body_state(1);
+    s.position = glam::DVec3::new(1.0, 2.0, 3.0);
+    s.velocity = glam::DVec3::new(0.5, 0.0, 2.0);
+    sim.world_mut().set_body_state(1, &s).unwrap();
+    assert_eq!(sim.world().body_state(1).position, s.position);
+    sim.run(Some(0.8), &mut []).unwrap();
+    let (t, g) = (0.3, 9.81);
+    let expected = glam::DVec3::new(1.0 + 0.5 * t, 2.0, 3.0 + 2.0 * t - 0.5 * g * t * t);
+    let error = (sim.world().body_state(1).position - expected).length();
+    println!("flight from the set state: position error {error:.2e} m after {t} s");
+    assert!(error < 1e-9, "{error}");
+    let floor = sim.world().body_state(0);
+    assert!(sim.world_mut().set_body_state(0, &floor).is_err());
+    let mut bad = sim.world().body_state(1);
+    bad.orientation = glam::DQuat::from_xyzw(0.0, 0.0, 0.0, 2.0);
+    let e = sim.world_mut().set_body_state(1, &bad).unwrap_err();
+    assert!(e.contains("unit quaternion"), "{e}");
+}

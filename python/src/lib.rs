@@ -253,12 +253,34 @@ struct Simulation {
 }
 
 /// One call that advanced a simulation ([`Simulation::log`]).
-#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 enum Advance {
     /// `step_frame()`.
     Step,
     /// `run(until)`, which got to `reached` (short of `until` when interrupted or failed).
     Run { until: f64, reached: f64 },
+    /// `set_state(...)`: the bodies set and their new states (position, orientation w x y z,
+    /// velocity, angular velocity).
+    Set(Vec<(usize, [f64; 13])>),
+}
+
+/// A body's state as 13 numbers: position, orientation (w, x, y, z), velocity, angular velocity.
+fn flat(s: &engine::body::BodyState) -> [f64; 13] {
+    let (p, q, v, w) = (s.position, s.orientation, s.velocity, s.angular_velocity);
+    [
+        p.x, p.y, p.z, q.w, q.x, q.y, q.z, v.x, v.y, v.z, w.x, w.y, w.z,
+    ]
+}
+
+/// The state of 13 numbers ([`flat`]).
+fn state_of(s: &[f64; 13]) -> engine::body::BodyState {
+    use glam::{DQuat, DVec3};
+    engine::body::BodyState {
+        position: DVec3::new(s[0], s[1], s[2]),
+        orientation: DQuat::from_xyzw(s[4], s[5], s[6], s[3]),
+        velocity: DVec3::new(s[7], s[8], s[9]),
+        angular_velocity: DVec3::new(s[10], s[11], s[12]),
+    }
 }
 
 /// What `save_state` returns, as JSON: the scene's text and the calls that advanced it.
@@ -480,6 +502,72 @@ impl Simulation {
         Ok(d)
     }
 
+    /// Sets the dynamic bodies' states from arrays in body order, as `state()` gives them
+    /// (`position` (n, 3), `orientation` (n, 4; w, x, y, z), `velocity` (n, 3),
+    /// `angular_velocity` (n, 3)); the arrays not given keep the present values. A row of a fixed
+    /// or kinematic body must keep its present value. The bodies changed are woken, and the next
+    /// frame starts from the new states with every pair bounded again.
+    #[pyo3(signature = (position = None, orientation = None, velocity = None, angular_velocity = None))]
+    fn set_state(
+        &mut self,
+        position: Option<Vec<[f64; 3]>>,
+        orientation: Option<Vec<[f64; 4]>>,
+        velocity: Option<Vec<[f64; 3]>>,
+        angular_velocity: Option<Vec<[f64; 3]>>,
+    ) -> PyResult<()> {
+        let engine = self.sim.get_mut().unwrap_or_else(|e| e.into_inner());
+        let world = engine.world_mut();
+        let n = world.body_count();
+        for (what, len) in [
+            ("position", position.as_ref().map(Vec::len)),
+            ("orientation", orientation.as_ref().map(Vec::len)),
+            ("velocity", velocity.as_ref().map(Vec::len)),
+            ("angular_velocity", angular_velocity.as_ref().map(Vec::len)),
+        ] {
+            if let Some(len) = len.filter(|&l| l != n) {
+                return Err(PyValueError::new_err(format!(
+                    "{what} has {len} rows; the simulation has {n} bodies"
+                )));
+            }
+        }
+        let mut changed = Vec::new();
+        for i in 0..n {
+            let now = world.body_state(i);
+            let mut s = flat(&now);
+            if let Some(p) = &position {
+                s[0..3].copy_from_slice(&p[i]);
+            }
+            if let Some(q) = &orientation {
+                s[3..7].copy_from_slice(&q[i]);
+            }
+            if let Some(v) = &velocity {
+                s[7..10].copy_from_slice(&v[i]);
+            }
+            if let Some(w) = &angular_velocity {
+                s[10..13].copy_from_slice(&w[i]);
+            }
+            if s == flat(&now) {
+                continue;
+            }
+            if world.body_motion(i) != engine::body::Motion::Dynamic {
+                return Err(PyValueError::new_err(format!(
+                    "body \"{}\" is not dynamic: its state cannot be set",
+                    world.body_name(i)
+                )));
+            }
+            changed.push((i, s));
+        }
+        for (i, s) in &changed {
+            world
+                .set_body_state(*i, &state_of(s))
+                .map_err(PyValueError::new_err)?;
+        }
+        if !changed.is_empty() {
+            self.log.push(Advance::Set(changed));
+        }
+        Ok(())
+    }
+
     /// The simulation's state as bytes: the scene and every call that advanced it. A simulation of
     /// the same scene given them by `load_state` continues bit for bit as this one would.
     fn save_state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
@@ -521,10 +609,16 @@ impl Simulation {
         sim.world_mut().record_events(saved.record_events);
         let replay = |sim: &mut Engine| -> Result<(), RunError> {
             for advance in &saved.log {
-                match *advance {
+                match advance {
                     Advance::Step => sim.step_frame()?,
                     Advance::Run { until, reached } => {
-                        sim.run(Some(until), &mut [&mut StopAt(reached)])?;
+                        sim.run(Some(*until), &mut [&mut StopAt(*reached)])?;
+                    }
+                    Advance::Set(states) => {
+                        for (i, s) in states {
+                            // Set once already, from the same numbers.
+                            let _ = sim.world_mut().set_body_state(*i, &state_of(s));
+                        }
                     }
                 }
             }

@@ -136,3 +136,79 @@ def test_a_saved_state_continues_bit_for_bit(scenes):
         other.load_state(saved)
     with pytest.raises(ValueError, match="not a saved tumble state"):
         other.load_state(b"garbage")
+
+
+BALL = """
+[world]
+duration = 2.0
+frame_period = 0.01
+
+[materials.default]
+restitution = 0.0
+
+[[bodies]]
+name = "floor"
+motion = "fixed"
+shape = { type = "plane", normal = [0.0, 0.0, 1.0] }
+
+[[bodies]]
+name = "ball"
+shape = { type = "sphere", radius = 0.1 }
+mass = 1.0
+position = [0.0, 0.0, 0.1005]
+"""
+
+
+def test_set_state_launches_a_resting_ball_on_its_parabola():
+    sim = tumble.Simulation(tumble.Scene.from_toml(BALL))
+    sim.run(until=0.5)
+    s = sim.state()
+    s["position"][1] = [1.0, 2.0, 3.0]
+    s["velocity"][1] = [0.5, 0.0, 2.0]
+    s["angular_velocity"][1] = [0.0, 0.0, 7.0]
+    sim.set_state(position=s["position"], velocity=s["velocity"], angular_velocity=s["angular_velocity"])
+    now = sim.state()
+    for k in ["position", "velocity", "angular_velocity"]:
+        assert np.array_equal(now[k][1], s[k][1]), k
+    sim.run(until=0.8)
+    t, g = 0.3, 9.81
+    p = sim.state()["position"][1]
+    expected = [1.0 + 0.5 * t, 2.0, 3.0 + 2.0 * t - 0.5 * g * t * t]
+    assert np.allclose(p, expected, rtol=0, atol=1e-9), (p, expected)
+    assert sim.state()["angular_velocity"][1][2] == 7.0
+    sim.run()  # it lands and comes to rest on the floor
+    assert sim.summary()["max_penetration"] <= 1e-3
+    assert abs(sim.state()["position"][1][2] - 0.1) < 2e-3
+
+
+def test_set_state_refuses_fixed_bodies_and_bad_rows():
+    sim = tumble.Simulation(tumble.Scene.from_toml(BALL))
+    s = sim.state()
+    moved = s["position"].copy()
+    moved[0] = [0.0, 0.0, 1.0]
+    with pytest.raises(ValueError, match='"floor" is not dynamic'):
+        sim.set_state(position=moved)
+    with pytest.raises(ValueError, match="rows"):
+        sim.set_state(position=s["position"][:1])
+    q = s["orientation"].copy()
+    q[1] = [2.0, 0.0, 0.0, 0.0]
+    with pytest.raises(ValueError, match="unit quaternion"):
+        sim.set_state(orientation=q)
+
+
+def test_a_saved_state_with_set_states_continues_bit_for_bit(scenes):
+    scene = tumble.Scene.from_file(scenes / "small-funnel.toml")
+    a = tumble.Simulation(scene)
+    a.run(until=0.6)
+    v = a.state()["velocity"]
+    names = a.names
+    v[names.index("cube_0")] += [0.0, 0.0, 3.0]
+    a.set_state(velocity=v)
+    a.run(until=1.0)
+    saved = a.save_state()
+    a.run(until=1.5)
+    b = tumble.Simulation(scene)
+    b.load_state(saved)
+    b.run(until=1.5)
+    for k, x in a.state().items():
+        assert np.array_equal(x, b.state()[k]), k

@@ -41,6 +41,7 @@ mod lcp_step;
 mod pair_bound;
 #[cfg(feature = "parallelism-probe")]
 mod parallelism_probe;
+mod set_state;
 mod settings;
 mod sleep;
 mod stage_seed;
