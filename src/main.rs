@@ -85,6 +85,9 @@ struct CompareArgs {
     /// Output directory [default: out/<scene file stem>-compare].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Also write compare.parquet beside compare.csv, with the same columns.
+    #[arg(long, value_enum, default_value_t = FormatChoice::Csv)]
+    format: FormatChoice,
 }
 
 /// A method named on the command line (`[world] method`'s values).
@@ -510,6 +513,10 @@ fn compare(args: &CompareArgs) -> Result<(), Failure> {
     let csv = out.join("compare.csv");
     report::write_csv(&csv, &comparison)
         .map_err(|e| Failure::failed(format!("cannot write {}: {e}", csv.display())))?;
+    if args.format == FormatChoice::Parquet {
+        tumble::parquet_tables::csv_to_parquet(&csv, &out.join("compare.parquet"))
+            .map_err(|e| Failure::failed(e.to_string()))?;
+    }
     let svg = out.join("compare.svg");
     compare::plot::write_plot(&svg, &comparison).map_err(Failure::failed)?;
     print!("{}", report::table(&comparison));

@@ -263,6 +263,38 @@ pub fn csv_to_parquet(csv: &Path, parquet: &Path) -> Result<(), ParquetError> {
     table.finish()
 }
 
+/// Reads a Parquet table back as CSV text (a header, then a row per record; numbers as the
+/// shortest text that reads back to the same `f64`, a null as an empty cell): how the readers of
+/// a run's `frames.csv` take a `frames.parquet`.
+pub fn read_as_csv(path: &Path) -> Result<String, ParquetError> {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::Field;
+    let err = |m: String| ParquetError {
+        path: path.display().to_string(),
+        message: m,
+    };
+    let file = File::open(path).map_err(|e| err(e.to_string()))?;
+    let reader = SerializedFileReader::new(file).map_err(|e| err(e.to_string()))?;
+    let schema = reader.metadata().file_metadata().schema_descr_ptr();
+    let names: Vec<&str> = schema.columns().iter().map(|c| c.name()).collect();
+    let mut text = names.join(",") + "\n";
+    for row in reader.get_row_iter(None).map_err(|e| err(e.to_string()))? {
+        let row = row.map_err(|e| err(e.to_string()))?;
+        let cells: Vec<String> = row
+            .get_column_iter()
+            .map(|(_, f)| match f {
+                Field::Double(x) => format!("{x}"),
+                Field::Str(s) => s.clone(),
+                Field::Null => String::new(),
+                other => other.to_string(),
+            })
+            .collect();
+        text += &cells.join(",");
+        text.push('\n');
+    }
+    Ok(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,6 +334,16 @@ mod tests {
             match i % 7 {
                 0 => assert_eq!(cells[2], &Field::Null),
                 _ => assert_eq!(cells[2], &Field::Double(i as f64 * 0.1)),
+            }
+        }
+        // And back as CSV text, cell for cell.
+        let back = read_as_csv(&pq).unwrap();
+        assert_eq!(back.lines().count(), text.lines().count());
+        for (a, b) in back.lines().zip(text.lines()).skip(1) {
+            let (a, b): (Vec<&str>, Vec<&str>) = (a.split(',').collect(), b.split(',').collect());
+            assert_eq!(a[1], b[1]);
+            for k in [0, 2] {
+                assert_eq!(a[k].parse::<f64>().ok(), b[k].parse::<f64>().ok());
             }
         }
         std::fs::remove_dir_all(&dir).ok();

@@ -92,7 +92,7 @@ impl RunRecord {
                 material: b.material.clone(),
             })
             .collect();
-        let frames = read_frames(&dir.join("frames.csv"), &scene)?;
+        let frames = read_frames(dir, &scene)?;
         Ok(RunRecord {
             dir: dir.to_path_buf(),
             scene,
@@ -109,9 +109,19 @@ impl RunRecord {
 
 /// Reads `frames.csv` (`t,body,x,y,z,qw,qx,qy,qz,…`, one row per listed body per frame, a
 /// frame's rows together) into frames with every scene body's pose.
-fn read_frames(path: &Path, scene: &Scene) -> Result<Vec<RecordedFrame>, RunRecordError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| RunRecordError(format!("{}: {e}", path.display())))?;
+fn read_frames(dir: &Path, scene: &Scene) -> Result<Vec<RecordedFrame>, RunRecordError> {
+    // frames.csv, or the frames.parquet of a run with `--format parquet`.
+    let (csv, parquet) = (dir.join("frames.csv"), dir.join("frames.parquet"));
+    let (path, text) = if !csv.exists() && parquet.exists() {
+        let text = crate::parquet_tables::read_as_csv(&parquet)
+            .map_err(|e| RunRecordError(e.to_string()))?;
+        (parquet, text)
+    } else {
+        let text = std::fs::read_to_string(&csv)
+            .map_err(|e| RunRecordError(format!("{}: {e}", csv.display())))?;
+        (csv, text)
+    };
+    let path = path.as_path();
     let index: std::collections::HashMap<&str, usize> = scene
         .bodies
         .iter()
