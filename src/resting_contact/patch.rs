@@ -151,10 +151,10 @@ pub(super) struct Patch {
     /// Its normal rows: `rows[first..first + count]`.
     pub(super) first: usize,
     pub(super) count: usize,
-    /// Accumulated tangential impulse on a (at the centre of pressure).
     /// Whether the patch slides through the step (its rows' `slip` are set; see
     /// `friction::sliding_shares`).
     pub(super) slides: bool,
+    /// Accumulated tangential impulse on a (at the centre of pressure).
     pub(super) tangential: DVec3,
     /// Accumulated twisting impulse on a about the normal (N·m·s).
     pub(super) twist: f64,
