@@ -74,6 +74,32 @@ pub struct BodyState {
     pub angular_velocity: DVec3,
 }
 
+impl BodyState {
+    /// The state as 13 numbers, in `frames.csv`'s order: position x y z, orientation w x y z,
+    /// velocity x y z, angular velocity x y z.
+    pub fn to_array(&self) -> [f64; 13] {
+        let (p, q, v, w) = (
+            self.position,
+            self.orientation,
+            self.velocity,
+            self.angular_velocity,
+        );
+        [
+            p.x, p.y, p.z, q.w, q.x, q.y, q.z, v.x, v.y, v.z, w.x, w.y, w.z,
+        ]
+    }
+
+    /// The state of 13 numbers in [`BodyState::to_array`]'s order.
+    pub fn from_array(s: &[f64; 13]) -> BodyState {
+        BodyState {
+            position: DVec3::new(s[0], s[1], s[2]),
+            orientation: DQuat::from_xyzw(s[4], s[5], s[6], s[3]),
+            velocity: DVec3::new(s[7], s[8], s[9]),
+            angular_velocity: DVec3::new(s[10], s[11], s[12]),
+        }
+    }
+}
+
 /// One rigid body.
 #[derive(Clone)]
 pub struct Body {

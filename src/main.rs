@@ -877,13 +877,7 @@ fn batch(args: &BatchArgs) -> Result<(), Failure> {
     });
     tumble::batch::write(&out, &scene, &run, rayon::current_num_threads())?;
     if args.format == FormatChoice::Parquet {
-        for table in ["trials", "poses"] {
-            let csv = out.join(format!("{table}.csv"));
-            if csv.exists() {
-                tumble::parquet_tables::csv_to_parquet(&csv, &out.join(format!("{table}.parquet")))
-                    .map_err(|e| Failure::failed(e.to_string()))?;
-            }
-        }
+        tumble::batch::write_parquet_twins(&out)?;
     }
     let failed: Vec<_> = run.results.iter().filter(|r| r.outcome.is_err()).collect();
     for r in failed.iter().take(5) {

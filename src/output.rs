@@ -219,11 +219,8 @@ impl FramesWriter {
 
     /// Writes one row: time, body name and state.
     pub fn write_row(&mut self, t: f64, name: &str, s: &BodyState) -> Result<(), OutputError> {
-        let (p, q, v, w) = (s.position, s.orientation, s.velocity, s.angular_velocity);
         let map = |e| OutputError::new(&self.path, e);
-        let values = [
-            p.x, p.y, p.z, q.w, q.x, q.y, q.z, v.x, v.y, v.z, w.x, w.y, w.z,
-        ];
+        let values = s.to_array();
         match &mut self.out {
             Table::Csv(out) => {
                 write!(out, "{},{}", Num(t), csv_field(name)).map_err(map)?;

@@ -344,31 +344,19 @@ fn run_every_and_record_thin_frames_csv_to_the_full_runs_rows() {
         .collect();
     let mut frames: Vec<&String> = times.iter().collect();
     frames.dedup();
-    let mut expected: Vec<String> = frames
-        .iter()
-        .step_by(7)
-        .flat_map(|t| {
-            all[1..]
-                .iter()
-                .filter(|r| {
-                    r.starts_with(&format!("{t},cube_3,"))
-                        || r.starts_with(&format!("{t},cube_40,"))
-                })
-                .cloned()
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    let last = frames.last().unwrap();
+    // The full run's rows of frame time `t` for the two bodies kept.
+    let rows_at = |t: &String| -> Vec<String> {
+        all[1..]
+            .iter()
+            .filter(|r| {
+                r.starts_with(&format!("{t},cube_3,")) || r.starts_with(&format!("{t},cube_40,"))
+            })
+            .cloned()
+            .collect()
+    };
+    let mut expected: Vec<String> = frames.iter().step_by(7).flat_map(|t| rows_at(t)).collect();
     if !(frames.len() - 1).is_multiple_of(7) {
-        expected.extend(
-            all[1..]
-                .iter()
-                .filter(|r| {
-                    r.starts_with(&format!("{last},cube_3,"))
-                        || r.starts_with(&format!("{last},cube_40,"))
-                })
-                .cloned(),
-        );
+        expected.extend(rows_at(frames.last().unwrap()));
     }
     assert_eq!(&kept[1..], &expected[..]);
     // A lattice's name keeps all its bodies; an unknown name is refused before any output.

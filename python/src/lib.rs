@@ -214,16 +214,6 @@ impl FrameSink for Deadline {
     }
 }
 
-/// Writes `frames.csv` as the command line does.
-struct Frames(FramesWriter);
-
-impl FrameSink for Frames {
-    fn frame(&mut self, world: &mut World) -> Result<ControlFlow<()>, SinkError> {
-        self.0.write_frame(world)?;
-        Ok(ControlFlow::Continue(()))
-    }
-}
-
 /// Trials a batch runs between looks for Ctrl-C.
 const BATCH_BLOCK: u64 = 256;
 
@@ -262,25 +252,6 @@ enum Advance {
     /// `set_state(...)`: the bodies set and their new states (position, orientation w x y z,
     /// velocity, angular velocity).
     Set(Vec<(usize, [f64; 13])>),
-}
-
-/// A body's state as 13 numbers: position, orientation (w, x, y, z), velocity, angular velocity.
-fn flat(s: &engine::body::BodyState) -> [f64; 13] {
-    let (p, q, v, w) = (s.position, s.orientation, s.velocity, s.angular_velocity);
-    [
-        p.x, p.y, p.z, q.w, q.x, q.y, q.z, v.x, v.y, v.z, w.x, w.y, w.z,
-    ]
-}
-
-/// The state of 13 numbers ([`flat`]).
-fn state_of(s: &[f64; 13]) -> engine::body::BodyState {
-    use glam::{DQuat, DVec3};
-    engine::body::BodyState {
-        position: DVec3::new(s[0], s[1], s[2]),
-        orientation: DQuat::from_xyzw(s[4], s[5], s[6], s[3]),
-        velocity: DVec3::new(s[7], s[8], s[9]),
-        angular_velocity: DVec3::new(s[10], s[11], s[12]),
-    }
 }
 
 /// What `save_state` returns, as JSON: the scene's text and the calls that advanced it.
@@ -327,6 +298,41 @@ impl Simulation {
         });
         *wall += start.elapsed().as_secs_f64();
         out
+    }
+
+    /// Steps to `until` with the GIL released, in stretches of [`STRETCH`], offering each frame
+    /// to `frames`; between stretches it records how far it got (in the last `run` of the log,
+    /// if that is the call being made) and looks for Ctrl-C, whose `KeyboardInterrupt` is the
+    /// outer error. The run's own failure is the inner one.
+    fn advance(
+        &mut self,
+        py: Python<'_>,
+        until: f64,
+        mut frames: Option<&mut FramesWriter>,
+        progress: bool,
+    ) -> PyResult<Result<(), RunError>> {
+        loop {
+            let result = self.stepping(py, |s| {
+                let mut deadline = Deadline(Instant::now() + STRETCH);
+                let mut sinks: Vec<&mut dyn FrameSink> = vec![&mut deadline];
+                if let Some(f) = frames.as_deref_mut() {
+                    sinks.push(f);
+                }
+                s.run(Some(until), &mut sinks)
+            });
+            let reached = self.engine().time();
+            if let Some(Advance::Run { reached: r, .. }) = self.log.last_mut() {
+                *r = reached;
+            }
+            if progress {
+                eprint!("\r  t = {reached:.4} s of {until} s");
+            }
+            match result {
+                Ok(RunEnd::Reached) => return Ok(Ok(())),
+                Ok(RunEnd::Stopped) => py.check_signals()?,
+                Err(e) => return Ok(Err(e)),
+            }
+        }
     }
 
     /// A run error as a Python exception, recorded for the summary.
@@ -416,25 +422,12 @@ impl Simulation {
         }
         let reached = self.engine().time();
         self.log.push(Advance::Run { until, reached });
-        loop {
-            let result = self.stepping(py, |s| {
-                s.run(Some(until), &mut [&mut Deadline(Instant::now() + STRETCH)])
-            });
-            let reached = self.engine().time();
-            if let Some(Advance::Run { reached: r, .. }) = self.log.last_mut() {
-                *r = reached;
-            }
-            if progress {
-                eprint!("\r  t = {reached:.4} s of {until} s");
-            }
-            match result {
-                Ok(RunEnd::Reached) => break,
-                Ok(RunEnd::Stopped) => py.check_signals()?,
-                Err(e) => return Err(self.failed(e)),
-            }
-        }
+        let outcome = self.advance(py, until, None, progress);
         if progress {
             eprintln!();
+        }
+        if let Err(e) = outcome? {
+            return Err(self.failed(e));
         }
         Ok(())
     }
@@ -533,7 +526,7 @@ impl Simulation {
         let mut changed = Vec::new();
         for i in 0..n {
             let now = world.body_state(i);
-            let mut s = flat(&now);
+            let mut s = now.to_array();
             if let Some(p) = &position {
                 s[0..3].copy_from_slice(&p[i]);
             }
@@ -546,7 +539,7 @@ impl Simulation {
             if let Some(w) = &angular_velocity {
                 s[10..13].copy_from_slice(&w[i]);
             }
-            if s == flat(&now) {
+            if s == now.to_array() {
                 continue;
             }
             if world.body_motion(i) != engine::body::Motion::Dynamic {
@@ -559,7 +552,7 @@ impl Simulation {
         }
         for (i, s) in &changed {
             world
-                .set_body_state(*i, &state_of(s))
+                .set_body_state(*i, &engine::body::BodyState::from_array(s))
                 .map_err(PyValueError::new_err)?;
         }
         if !changed.is_empty() {
@@ -617,7 +610,9 @@ impl Simulation {
                     Advance::Set(states) => {
                         for (i, s) in states {
                             // Set once already, from the same numbers.
-                            let _ = sim.world_mut().set_body_state(*i, &state_of(s));
+                            let _ = sim
+                                .world_mut()
+                                .set_body_state(*i, &engine::body::BodyState::from_array(s));
                         }
                     }
                 }
@@ -753,37 +748,25 @@ fn run<'py>(
             let path = dir.join(format!("frames.{}", format.extension()));
             let mut w = FramesWriter::create_as(&path, selection, format).map_err(io)?;
             w.write_frame(sim.engine().world()).map_err(io)?;
-            Some(Frames(w))
+            Some(w)
         }
         None => None,
     };
     let until = sim.engine().end();
-    let outcome = loop {
-        let result = sim.stepping(py, |s| {
-            let mut deadline = Deadline(Instant::now() + STRETCH);
-            let mut sinks: Vec<&mut dyn FrameSink> = vec![&mut deadline];
-            if let Some(f) = frames.as_mut() {
-                sinks.push(f);
-            }
-            s.run(Some(until), &mut sinks)
-        });
-        match result {
-            Ok(RunEnd::Reached) => break Ok(()),
-            Ok(RunEnd::Stopped) => {
-                if let Err(e) = py.check_signals() {
-                    break Err(e);
-                }
-            }
-            Err(RunError::Sink(e)) => return Err(PyRuntimeError::new_err(e.to_string())),
-            Err(e) => {
-                sim.failed(e);
-                break Ok(());
-            }
+    // Ctrl-C ends the run after the frames so far are written; a failed simulation is named in
+    // the summary, as `tumble run` names it.
+    let outcome = match sim.advance(py, until, frames.as_mut(), false) {
+        Err(interrupted) => Err(interrupted),
+        Ok(Err(RunError::Sink(e))) => return Err(PyRuntimeError::new_err(e.to_string())),
+        Ok(Err(e)) => {
+            sim.failed(e);
+            Ok(())
         }
+        Ok(Ok(())) => Ok(()),
     };
     if let Some(mut f) = frames {
-        f.0.write_last(sim.engine().world()).map_err(io)?;
-        f.0.finish().map_err(io)?;
+        f.write_last(sim.engine().world()).map_err(io)?;
+        f.finish().map_err(io)?;
     }
     let summary = sim.summary_now();
     if let Some(dir) = &out {
@@ -899,13 +882,8 @@ fn batch<'py>(
     engine::batch::write(&dir, &scene.scene, &run, threads_used)
         .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     if format == output::TableFormat::Parquet {
-        for table in ["trials", "poses"] {
-            let csv = dir.join(format!("{table}.csv"));
-            if csv.exists() {
-                engine::parquet_tables::csv_to_parquet(&csv, &dir.join(format!("{table}.parquet")))
-                    .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-            }
-        }
+        engine::batch::write_parquet_twins(&dir)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     }
     read_table(py, &dir.join("trials.csv"))
 }

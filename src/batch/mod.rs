@@ -156,6 +156,19 @@ pub fn run(scene: &Scene, options: &BatchOptions) -> Result<BatchRun, BatchError
     })
 }
 
+/// Writes `trials.parquet` and `poses.parquet` beside the `trials.csv` and `poses.csv` that
+/// [`write`] left in `dir` (`--format parquet`: the CSVs stay, `batch merge` reads them).
+pub fn write_parquet_twins(dir: &Path) -> Result<(), BatchError> {
+    for table in ["trials", "poses"] {
+        let csv = dir.join(format!("{table}.csv"));
+        if csv.exists() {
+            crate::parquet_tables::csv_to_parquet(&csv, &dir.join(format!("{table}.parquet")))
+                .map_err(|e| BatchError::Io(e.to_string()))?;
+        }
+    }
+    Ok(())
+}
+
 /// Writes a batch's `trials.csv`, `poses.csv`, `poses.svg` (with a classified body) and
 /// `summary.json` into `dir`.
 pub fn write(dir: &Path, scene: &Scene, run: &BatchRun, threads: usize) -> Result<(), BatchError> {

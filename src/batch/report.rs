@@ -159,13 +159,8 @@ fn trial_row(r: &TrialResult, recorded: usize) -> String {
     let _ = write!(row, ",{}", r.wall_time);
     match &r.outcome {
         Ok(o) => {
-            for s in &o.recorded {
-                let (p, q, v, w) = (s.position, s.orientation, s.velocity, s.angular_velocity);
-                for x in [
-                    p.x, p.y, p.z, q.w, q.x, q.y, q.z, v.x, v.y, v.z, w.x, w.y, w.z,
-                ] {
-                    let _ = write!(row, ",{x}");
-                }
+            for x in o.recorded.iter().flat_map(|s| s.to_array()) {
+                let _ = write!(row, ",{x}");
             }
         }
         Err(_) => row.push_str(&",".repeat(RECORDED.len() * recorded)),

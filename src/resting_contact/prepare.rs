@@ -193,7 +193,7 @@ fn add_patch(
     }
     let radius = constraints.rows[first..]
         .iter()
-        .map(|r| r.spread_sq.sqrt())
+        .map(|r| r.lever)
         .sum::<f64>()
         / count as f64;
     // A ball or capsule rolling on a body that takes no impulse (a floor, a kinematic

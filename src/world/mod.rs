@@ -279,6 +279,21 @@ impl World {
         self.stores.clock.prepared = Some((t0, s1));
     }
 
+    /// Puts the bodies back as they were before the contact step prepared at this instant, if
+    /// one is, and forgets it: it was solved for a step or states that are not the ones to come.
+    fn undo_prepared(&mut self) {
+        if self.stores.clock.prepared.take().is_some() {
+            for (body, hot) in self
+                .stores
+                .bodies
+                .iter_mut()
+                .zip(&self.stores.clock.prepared_from)
+            {
+                body.restore(hot);
+            }
+        }
+    }
+
     /// The impulses a step [t0, t1] starts with: the contact step (constraint mode) and the
     /// joints' hold over it.
     fn start_step(&mut self, t0: f64, t1: f64) {
@@ -297,20 +312,11 @@ impl World {
         // 1. Contact step: resting contacts solved together as constraints, their pairs held;
         // and the joints' impulses. Done at the last frame's end if this is the step it
         // prepared; another step puts the bodies back first.
-        match self.stores.clock.prepared.take() {
-            Some(prepared) if prepared == (t0, t1) => {}
-            Some(_) => {
-                for (body, hot) in self
-                    .stores
-                    .bodies
-                    .iter_mut()
-                    .zip(&self.stores.clock.prepared_from)
-                {
-                    body.restore(hot);
-                }
-                self.start_step(t0, t1);
-            }
-            None => self.start_step(t0, t1),
+        if self.stores.clock.prepared == Some((t0, t1)) {
+            self.stores.clock.prepared = None;
+        } else {
+            self.undo_prepared();
+            self.start_step(t0, t1);
         }
         self.stores.clock.frame_end = t1;
         let clock = self.lap(clock, |s| &mut s.contact_step);

@@ -37,16 +37,7 @@ impl World {
             ));
         }
         // The contact step prepared at this instant was solved for the old states.
-        if self.stores.clock.prepared.take().is_some() {
-            for (body, hot) in self
-                .stores
-                .bodies
-                .iter_mut()
-                .zip(&self.stores.clock.prepared_from)
-            {
-                body.restore(hot);
-            }
-        }
+        self.undo_prepared();
         let t = self.stores.clock.time;
         let body = &mut self.stores.bodies[i];
         let q_user = state.orientation.normalize();
