@@ -1,0 +1,9 @@
+//! The subcommands of the `tumble` binary, one module each; `main.rs` holds what they share
+//! (the backend and format choices, the failure type and exit codes).
+
+pub mod batch;
+pub mod bench;
+pub mod check;
+pub mod compare;
+pub mod pictures;
+pub mod run;
