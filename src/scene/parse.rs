@@ -82,15 +82,19 @@ pub(super) fn scene(text: &str, source: &Path) -> Result<Scene, SceneError> {
         Ok(())
     };
 
+    // Bodies so far: the lattices' limit counts the whole scene.
+    let mut count = 0;
     if let Some((items, _)) = root.array_of_tables("bodies")? {
         for (index, item) in items.iter().enumerate() {
             let (body, name_span, who) = parse_body(&root, &ctx, index, item)?;
             add(body, &name_span, &who)?;
+            count += 1;
         }
     }
     if let Some((items, _)) = root.array_of_tables("lattices")? {
         for (index, item) in items.iter().enumerate() {
-            let (generated, name_span, who) = parse_lattice(&root, &ctx, index, item)?;
+            let (generated, name_span, who) = parse_lattice(&root, &ctx, index, item, count)?;
+            count += generated.len();
             for body in generated {
                 add(body, &name_span, &who)?;
             }
@@ -227,6 +231,13 @@ fn parse_world(root: &Tab) -> Result<WorldSettings, SceneError> {
     // At least 3 directions span the tangent plane positively (Stewart & Trinkle eq. 3).
     if let Some(n) = t.count_in("friction_directions", 3, 64)? {
         w.config.friction_directions = n;
+    }
+    if let Err((keys, why)) = super::limits::check_world(&w) {
+        // Blamed on the first of the keys at fault that the file gives (the step, else the
+        // duration that makes it too short, …).
+        let blamed = keys.iter().find_map(|k| t.get(k));
+        let span = blamed.map_or(t.span.clone(), |v| v.span());
+        return Err(t.value_error(&span, keys[0], &why));
     }
     Ok(w)
 }

@@ -164,6 +164,9 @@ pub(super) struct Settings {
     pub(super) friction_directions: usize,
     /// Whether every impulse is recorded ([`World::record_events`](super::World::record_events)).
     pub(super) record_events: bool,
+    /// The largest speed (m/s, of a body's fastest point) and spin (rad/s) a dynamic body may
+    /// reach (see `world/resolution.rs`); ∞ until the world is told its run's end.
+    pub(super) motion_limits: (f64, f64),
 }
 
 impl Settings {
@@ -200,6 +203,7 @@ impl Settings {
             parallel_islands: true,
             island_margin: 1.0,
             record_events: false,
+            motion_limits: (f64::INFINITY, f64::INFINITY),
             time_step: world.time_step,
             friction_directions: world.friction_directions,
         }

@@ -71,7 +71,8 @@ mass = 1.0
         &world.stores.bodies[b],
         margin,
         &mut points,
-    );
+    )
+    .unwrap();
     assert_eq!(points.len(), 4, "face on face: four corners");
     let tracked: Vec<TrackedPoint> = points
         .iter()
@@ -100,7 +101,8 @@ mass = 1.0
         &world.stores.bodies[b],
         margin,
         &mut points,
-    );
+    )
+    .unwrap();
     let mut exact: Vec<f64> = points.iter().map(|p| p.separation).collect();
     let mut now: Vec<f64> = tracked
         .iter()
