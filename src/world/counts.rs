@@ -218,9 +218,8 @@ pub enum SimError {
     /// `world/event_loop.rs`).
     #[error(
         "bodies \"{a}\" and \"{b}\" are jammed at t = {time} s: \"{a}\" took part in {events} \
-         events within 1 ns without the simulated time advancing (the budget is {} per body per \
-         instant; docs/design.md, The stall guard): {}",
-        super::event_loop::MAX_EVENTS_AT_ONE_INSTANT,
+         events within 1 ns without the simulated time advancing (the budget is {budget} per body \
+         per instant; docs/design.md, The stall guard): {}",
         if *crush {
             "a kinematic body presses bodies against each other or against a fixed body, which \
              no impulse can resolve"
@@ -234,8 +233,9 @@ pub enum SimError {
         b: String,
         /// Simulated time (s).
         time: f64,
-        /// The body's events at that instant.
+        /// The body's events at that instant, and the most it may take.
         events: u64,
+        budget: u32,
         /// Whether the world has a kinematic body (a crush, the likely cause).
         crush: bool,
     },

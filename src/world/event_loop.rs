@@ -16,11 +16,11 @@ use crate::body::Motion;
 /// time no longer advances. The most the bundled scenes reach is far below (see
 /// docs/design.md, The stall guard). Counted per body, so that the count, and the run, do not
 /// depend on how the step's islands were spread over threads.
-pub(super) const MAX_EVENTS_AT_ONE_INSTANT: u32 = 10_000;
+const MAX_EVENTS_AT_ONE_INSTANT: u32 = 10_000;
 
 /// What counts as one instant for [`MAX_EVENTS_AT_ONE_INSTANT`] (s): events of a body within
 /// this time of its instant's first one.
-pub(super) const JAM_WINDOW: f64 = 1e-9;
+const JAM_WINDOW: f64 = 1e-9;
 
 impl Stores {
     /// Pops and processes the heap's events before `t1` in time order (§3.1). In an island's
@@ -74,6 +74,7 @@ impl Stores {
                     b: self.bodies[y].name.clone(),
                     time: t,
                     events: u64::from(events),
+                    budget: MAX_EVENTS_AT_ONE_INSTANT,
                     crush,
                 });
             }
