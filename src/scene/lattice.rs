@@ -10,14 +10,34 @@ use rand_chacha::rand_core::{RngCore, SeedableRng};
 use toml::de::DeValue;
 use toml::Spanned;
 
-/// Reads lattice entry `index` and generates its bodies, in a scene that has `before` bodies so
-/// far: the whole scene must stay within [`max_bodies`], checked before anything is generated.
+/// The bodies a lattice entry declares (its `count`'s product, saturating), if its count is three
+/// integers: read before any lattice is generated, so that the scene's body limit is checked on
+/// the whole scene first (the entry's own errors are reported when it is read).
+pub(super) fn declared_count(item: &Spanned<DeValue>) -> Option<u64> {
+    let DeValue::Table(table) = item.get_ref() else {
+        return None;
+    };
+    let DeValue::Array(count) = table.get("count")?.get_ref() else {
+        return None;
+    };
+    count.iter().try_fold(1u64, |n, v| match v.get_ref() {
+        DeValue::Integer(i) => {
+            let k = i64::from_str_radix(i.as_str(), i.radix()).ok()?;
+            Some(n.saturating_mul(u64::try_from(k).ok()?))
+        }
+        _ => None,
+    })
+}
+
+/// Reads lattice entry `index` and generates its bodies, in a scene whose other entries (its
+/// `[[bodies]]` and other lattices) declare `others` bodies: the whole scene must stay within
+/// [`max_bodies`], checked before anything is generated.
 pub(super) fn parse_lattice<'s, 't, 'i>(
     root: &Tab<'s, 't, 'i>,
     ctx: &BodyCtx,
     index: usize,
     item: &'t Spanned<DeValue<'i>>,
-    before: usize,
+    others: u64,
 ) -> Result<(Vec<BodySpec>, Span, String), SceneError> {
     let src = root.src;
     let mut t = root.element_table(item, format!("lattices[{index}]"))?;
@@ -56,14 +76,14 @@ pub(super) fn parse_lattice<'s, 't, 'i>(
     let total = count[0]
         .checked_mul(count[1])
         .and_then(|n| n.checked_mul(count[2]))
-        .filter(|&n| n.saturating_add(before as u64) <= limit)
+        .filter(|&n| n.saturating_add(others) <= limit)
         .ok_or_else(|| {
             t.value_error(
                 &count_value.span(),
                 "count",
                 &format!(
-                    "generates more than the {limit} bodies a scene may have with the {before} \
-                     before it ({})",
+                    "generates more than the {limit} bodies a scene may have with the {others} \
+                     of its other entries ({})",
                     super::limits::BODY_LIMIT_REASON
                 ),
             )

@@ -14,7 +14,7 @@
 use super::batch::parse_batch;
 use super::bodies::{parse_body, BodyCtx};
 use super::joints::parse_joints;
-use super::lattice::parse_lattice;
+use super::lattice::{declared_count, parse_lattice};
 use super::table::{Span, Src, Tab};
 use super::{
     BodySpec, ContactPush, JammedIslands, Method, RestingContactMode, Scene, SceneError,
@@ -82,8 +82,7 @@ pub(super) fn scene(text: &str, source: &Path) -> Result<Scene, SceneError> {
         Ok(())
     };
 
-    // Bodies so far: the lattices' limit counts the whole scene.
-    let mut count = 0;
+    let mut count: u64 = 0;
     if let Some((items, _)) = root.array_of_tables("bodies")? {
         for (index, item) in items.iter().enumerate() {
             let (body, name_span, who) = parse_body(&root, &ctx, index, item)?;
@@ -92,9 +91,15 @@ pub(super) fn scene(text: &str, source: &Path) -> Result<Scene, SceneError> {
         }
     }
     if let Some((items, _)) = root.array_of_tables("lattices")? {
+        // The body limit counts the whole scene: each lattice is checked with all the others.
+        let declared: Vec<u64> = items
+            .iter()
+            .map(|i| declared_count(i).unwrap_or(0))
+            .collect();
+        let all = declared.iter().fold(count, |n, &k| n.saturating_add(k));
         for (index, item) in items.iter().enumerate() {
-            let (generated, name_span, who) = parse_lattice(&root, &ctx, index, item, count)?;
-            count += generated.len();
+            let others = all - declared[index];
+            let (generated, name_span, who) = parse_lattice(&root, &ctx, index, item, others)?;
             for body in generated {
                 add(body, &name_span, &who)?;
             }
