@@ -14,6 +14,7 @@ pub mod ballistic;
 pub mod batch;
 pub mod bench;
 pub mod body;
+pub mod checkpoint;
 pub mod collision_impulse;
 pub mod compare;
 pub mod constraint_row;

@@ -10,7 +10,7 @@ use crate::body::Motion;
 use crate::parquet_tables::{Kind, ParquetTable};
 use crate::world::{BodyState, Counts, ImpulseEvent, World};
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
 
 /// The first line of `frames.csv`.
@@ -88,6 +88,44 @@ impl Table {
         }
     }
 
+    /// Opens the CSV table at `path` written up to `bytes` (a checkpoint's mark) to go on
+    /// writing it: what was written after the mark is cut off. Parquet tables end with a footer
+    /// and cannot be reopened.
+    fn reopen(path: &Path, bytes: u64, format: TableFormat) -> Result<Table, OutputError> {
+        if format == TableFormat::Parquet {
+            return Err(OutputError::new(path, no_parquet_checkpoints()));
+        }
+        let map = |e| OutputError::new(path, e);
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(map)?;
+        let len = file.metadata().map_err(map)?.len();
+        if len < bytes {
+            return Err(map(std::io::Error::other(format!(
+                "the file has {len} bytes, fewer than the {bytes} it had at the checkpoint"
+            ))));
+        }
+        file.set_len(bytes).map_err(map)?;
+        file.seek(std::io::SeekFrom::End(0)).map_err(map)?;
+        Ok(Table::Csv(BufWriter::with_capacity(1 << 20, file)))
+    }
+
+    /// Writes out what is buffered and syncs it to disk; returns the file's length in bytes (a
+    /// mark to reopen it at). CSV only (see [`Table::reopen`]).
+    fn sync(&mut self, path: &Path) -> Result<u64, OutputError> {
+        let map = |e| OutputError::new(path, e);
+        match self {
+            Table::Csv(out) => {
+                out.flush().map_err(map)?;
+                let file = out.get_mut();
+                file.sync_data().map_err(map)?;
+                file.stream_position().map_err(map)
+            }
+            Table::Parquet(_) => Err(map(no_parquet_checkpoints())),
+        }
+    }
+
     /// Flushes and closes it.
     fn finish(self, path: &Path) -> Result<(), OutputError> {
         match self {
@@ -95,6 +133,14 @@ impl Table {
             Table::Parquet(t) => t.finish().map_err(|e| parquet_error(path, e)),
         }
     }
+}
+
+/// Why a Parquet table cannot be marked or reopened.
+fn no_parquet_checkpoints() -> std::io::Error {
+    std::io::Error::other(
+        "a Parquet table cannot be checkpointed or resumed (its footer is written at the end); \
+         use --format csv",
+    )
 }
 
 fn parquet_error(path: &Path, e: crate::parquet_tables::ParquetError) -> OutputError {
@@ -169,6 +215,27 @@ impl FrameSelection {
     }
 }
 
+/// Where a [`FramesWriter`]'s table stood at a checkpoint: its length and what decides the rows
+/// to come (frames offered so far, time of the last one written).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FramesMark {
+    /// Bytes of the file, header included.
+    pub bytes: u64,
+    /// Frames offered so far (which of the next are kept with `--every`).
+    pub offered: u64,
+    /// Time of the last frame written (the end of a thinned run is written unless it was).
+    pub last_written: Option<f64>,
+}
+
+/// Where an [`EventsWriter`]'s table stood at a checkpoint.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct EventsMark {
+    /// Bytes of the file, header included.
+    pub bytes: u64,
+    /// Rows written so far.
+    pub rows: u64,
+}
+
 /// A buffered `frames.csv` writer: the header on creation, then one row per body per frame (of
 /// the frames and bodies its [`FrameSelection`] keeps).
 pub struct FramesWriter {
@@ -215,6 +282,34 @@ impl FramesWriter {
     /// The file being written.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Writes out and syncs every row so far and returns where the table stands, for a
+    /// checkpoint ([`FramesWriter::reopen`] goes on from there). CSV only.
+    pub fn mark(&mut self) -> Result<FramesMark, OutputError> {
+        Ok(FramesMark {
+            bytes: self.out.sync(&self.path)?,
+            offered: self.offered,
+            last_written: self.last_written,
+        })
+    }
+
+    /// Reopens the CSV table at `path` as it was at `mark`, cutting off any rows written after
+    /// it, to go on with the same `selection`: the rows it then writes are those the writer
+    /// that made the mark would have written.
+    pub fn reopen(
+        path: &Path,
+        selection: FrameSelection,
+        format: TableFormat,
+        mark: &FramesMark,
+    ) -> Result<FramesWriter, OutputError> {
+        Ok(FramesWriter {
+            out: Table::reopen(path, mark.bytes, format)?,
+            path: path.to_path_buf(),
+            selection,
+            offered: mark.offered,
+            last_written: mark.last_written,
+        })
     }
 
     /// Writes one row: time, body name and state.
@@ -322,6 +417,30 @@ impl EventsWriter {
     /// Rows written so far.
     pub fn rows(&self) -> u64 {
         self.rows
+    }
+
+    /// Writes out and syncs every row so far and returns where the table stands, for a
+    /// checkpoint ([`EventsWriter::reopen`] goes on from there). CSV only.
+    pub fn mark(&mut self) -> Result<EventsMark, OutputError> {
+        Ok(EventsMark {
+            bytes: self.out.sync(&self.path)?,
+            rows: self.rows,
+        })
+    }
+
+    /// Reopens the CSV table at `path` as it was at `mark`, cutting off any rows written after
+    /// it.
+    pub fn reopen(
+        path: &Path,
+        format: TableFormat,
+        mark: &EventsMark,
+    ) -> Result<EventsWriter, OutputError> {
+        Ok(EventsWriter {
+            out: Table::reopen(path, mark.bytes, format)?,
+            path: path.to_path_buf(),
+            rows: mark.rows,
+            scratch: Vec::new(),
+        })
     }
 
     /// Writes the impulses `world` recorded since the last call ([`World::take_events`]),

@@ -15,7 +15,7 @@ pub struct DeepestOverlap {
 }
 
 /// Event and work counters (summary.json `counts`).
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Counts {
     /// Contact impulses from the full integration of eq. 9.
     pub collisions: u64,
@@ -241,7 +241,7 @@ pub enum SimError {
 }
 
 /// Wall time spent in each part of the frame loop (s), summed over all frames.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StageTimes {
     /// Contact steps: finding resting contacts and solving them as constraints.
     pub contact_step: f64,

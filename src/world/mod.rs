@@ -41,6 +41,7 @@ mod lcp_step;
 mod pair_bound;
 #[cfg(feature = "parallelism-probe")]
 mod parallelism_probe;
+mod saved_state;
 mod set_state;
 mod settings;
 mod sleep;
@@ -53,6 +54,7 @@ mod tests;
 pub use crate::body::BodyState;
 pub use counts::{Counts, DeepestOverlap, SimError, StageTimes};
 pub use event_log::{EventKind, ImpulseEvent};
+pub use saved_state::{StateError, WorldState, WorldStateRef};
 pub use settings::{ContactPush, JammedIslands, Method, RestingContactMode, WorldConfig};
 
 use crate::body::{Body, Motion};
@@ -120,7 +122,7 @@ struct Scratch {
 
 /// The time-stepping method a world's frames run, picked when the world is built: Mirtich &
 /// Canny's events ([`World::step`]) or Stewart & Trinkle's implicit steps ([`lcp_step`]).
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 enum Stepper {
     #[default]
     Events,
