@@ -136,7 +136,8 @@ fn load(path: &str) -> Scene {
 
 #[test]
 fn a_pile_goes_on_bit_for_bit() {
-    goes_on_bit_for_bit(&load("scenes/small-funnel.toml"), 0.7, 1.2);
+    // Across the jammed islands' steps (from about 1.1 s on): the jam rule's averages are state.
+    goes_on_bit_for_bit(&load("scenes/small-funnel.toml"), 1.3, 2.0);
 }
 
 #[test]
