@@ -546,42 +546,17 @@ fn cli_gpu_backend_without_an_adapter_exits_2() {
 }
 
 #[test]
-fn cli_auto_falls_back_to_the_cpu_without_an_adapter() {
-    let dir = temp_dir("auto-none").join("out");
+fn cli_auto_runs_the_cpu_silently_without_opening_a_device() {
+    // `auto` is the CPU until a scene is measured faster on a device: an impossible adapter
+    // filter cannot matter, and nothing from wgpu or the Vulkan loader reaches stderr.
+    let dir = temp_dir("auto").join("out");
     let out = run_small_funnel(&dir, "auto", &[("TUMBLE_ADAPTER", "no-such-adapter")]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
-    assert!(
-        stderr.contains("backend: cpu (no GPU adapter found (wgpu): "),
-        "{stderr}"
-    );
+    assert_eq!(stderr, "", "auto printed on stderr");
     let s = summary(&dir);
     assert_eq!(s["backend"], "cpu");
     assert_eq!(s["adapter"], serde_json::Value::Null);
-}
-
-#[test]
-fn cli_auto_takes_a_real_gpu_but_not_a_cpu_implementation() {
-    if !adapter_found() {
-        return;
-    }
-    let ctx = GpuContext::new().expect("adapter found just before");
-    let software = ctx.info.device_type == wgpu::DeviceType::Cpu;
-    let name = ctx.adapter_name();
-    drop(ctx);
-    let dir = temp_dir("auto").join("out");
-    let out = run_small_funnel(&dir, "auto", &[]);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
-    let s = summary(&dir);
-    if software {
-        assert_eq!(s["backend"], "cpu", "adapter {name}");
-        assert_eq!(s["adapter"], serde_json::Value::Null);
-        assert!(stderr.contains("is a CPU implementation"), "{stderr}");
-    } else {
-        assert_eq!(s["backend"], "gpu", "adapter {name}");
-        assert_eq!(s["adapter"], name.as_str());
-    }
 }
 
 #[test]
