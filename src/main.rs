@@ -42,6 +42,10 @@ enum Command {
     Check {
         /// The scene file (TOML).
         scene: PathBuf,
+        /// Also list each body's mass, centre of mass and principal moments of inertia, and
+        /// each joint.
+        #[arg(long)]
+        verbose: bool,
     },
     /// Run a scene without writing frames and report wall time, event rates, memory and quality.
     Bench(BenchArgs),
@@ -155,7 +159,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => cli::run::run(&args),
-        Command::Check { scene } => cli::check::check(&scene),
+        Command::Check { scene, verbose } => cli::check::check(&scene, verbose),
         Command::Bench(args) => cli::bench::bench(&args),
         Command::Batch(args) => cli::batch::batch(&args),
         Command::Render(args) => cli::pictures::render(&args),

@@ -60,6 +60,40 @@ fn check_accepts_a_good_scene() {
 }
 
 #[test]
+fn check_verbose_lists_mass_properties_and_joints() {
+    let dir = temp_dir("check-verbose");
+    let path = dir.join("plank.toml");
+    // A 6 kg box of half extents a, b, c: I = m/3 (b² + c²), … about its centre.
+    std::fs::write(
+        &path,
+        "[[bodies]]\nname = \"plank\"\nshape = { type = \"box\", half_extents = [0.5, 0.25, 0.1] }\n\
+         mass = 6\nposition = [1, 2, 3]\n",
+    )
+    .unwrap();
+    let out = tumble(&["check", path.to_str().unwrap(), "--verbose"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    println!("{stdout}");
+    assert!(
+        stdout.contains(
+            "plank: mass 6 kg, centre of mass [1, 2, 3] m, principal moments [0.145, 0.52, 0.625] \
+             kg·m² about axes [1, 0, 0], [0, 1, 0], [0, 0, 1]"
+        ),
+        "{stdout}"
+    );
+    let out = tumble(&["check", "scenes/joints/double-pendulum.toml", "--verbose"]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("shoulder: hinge between the world and \"upper_rod\", anchor [0, 0, 0] m, axis [0, 1, 0]"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("elbow: hinge between \"upper_rod\" and \"lower_rod\""));
+    // Without --verbose, none of it.
+    let out = tumble(&["check", path.to_str().unwrap()]);
+    assert!(!text(&out.stdout).contains("principal moments"));
+}
+
+#[test]
 fn check_reports_initial_overlaps() {
     let dir = temp_dir("check-overlap");
     let path = dir.join("overlap.toml");
