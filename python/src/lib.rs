@@ -856,6 +856,7 @@ fn batch<'py>(
             },
             backend: selection.backend.clone(),
             on_trial: None,
+            partial: None,
         };
         let block = py
             .allow_threads(|| match &pool {
