@@ -535,6 +535,9 @@ pub struct Summary {
     pub error: Option<String>,
     /// Every body (fixed ones included) at `sim_time`.
     pub bodies: Vec<BodySummary>,
+    /// The run directory's copies of the scene and its files ([`crate::run_dir`]), when kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stored_scene: Option<crate::run_dir::StoredScene>,
 }
 
 impl Summary {

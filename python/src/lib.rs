@@ -717,6 +717,7 @@ impl Simulation {
             max_penetration: world.max_penetration(),
             error: self.error.clone(),
             bodies: Summary::bodies_of(world),
+            stored_scene: None,
         }
     }
 }

@@ -77,6 +77,8 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         .clone()
         .unwrap_or_else(|| default_out_dir(&args.scene));
     output::create_dir(&out_dir)?;
+    let stored_scene = tumble::run_dir::store(&out_dir, &args.scene, &scene)
+        .map_err(|e| Failure::failed(e.to_string()))?;
     let format = args.format.format();
     let ext = format.extension();
     let frames_path = out_dir.join(format!("frames.{ext}"));
@@ -118,6 +120,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         backend: backend.name().to_string(),
         adapter: backend.adapter(),
         path: summary_path.clone(),
+        stored_scene,
     };
     // Replaces the summary of any earlier run here at once: it would not match these frames.
     meta.write(sim.world(), 0.0, Status::Running)?;
@@ -211,6 +214,7 @@ struct SummaryMeta {
     backend: String,
     adapter: Option<String>,
     path: PathBuf,
+    stored_scene: tumble::run_dir::StoredScene,
 }
 
 impl SummaryMeta {
@@ -239,6 +243,7 @@ impl SummaryMeta {
             max_penetration: world.max_penetration(),
             error,
             bodies: Summary::bodies_of(world),
+            stored_scene: Some(self.stored_scene.clone()),
         };
         summary.write(&self.path)?;
         Ok(summary)
