@@ -365,6 +365,10 @@ fn stages_reproduce_the_host_path_until_chaos_and_its_aggregates_after() {
 }
 
 #[test]
+#[cfg_attr(
+    tumble_no_gpu,
+    ignore = "no Vulkan driver when built: apt-get install mesa-vulkan-drivers (lavapipe), or a GPU's"
+)]
 fn gpu_stages_never_let_the_host_miss_a_collision() {
     let runs = runs();
     let Some(gpu) = &runs.gpu else {
@@ -509,6 +513,10 @@ fn adapter_found() -> bool {
 }
 
 #[test]
+#[cfg_attr(
+    tumble_no_gpu,
+    ignore = "no Vulkan driver when built: apt-get install mesa-vulkan-drivers (lavapipe), or a GPU's"
+)]
 fn cli_gpu_backend_runs_and_names_its_adapter() {
     if !adapter_found() {
         return;
