@@ -34,6 +34,7 @@ pub mod output;
 pub mod parquet_tables;
 pub mod render;
 pub mod resting_contact;
+pub mod run_dir;
 pub mod run_record;
 pub mod scene;
 pub mod shape;

@@ -58,7 +58,7 @@ impl TableFormat {
 
 /// Where a table's rows go.
 enum Table {
-    Csv(BufWriter<File>),
+    Csv(WholeFrames),
     Parquet(Box<ParquetTable>),
 }
 
@@ -108,7 +108,10 @@ impl Table {
         }
         file.set_len(bytes).map_err(map)?;
         file.seek(std::io::SeekFrom::End(0)).map_err(map)?;
-        Ok(Table::Csv(BufWriter::with_capacity(1 << 20, file)))
+        Ok(Table::Csv(WholeFrames {
+            file,
+            buf: Vec::with_capacity(WholeFrames::CAPACITY),
+        }))
     }
 
     /// Writes out what is buffered and syncs it to disk; returns the file's length in bytes (a
@@ -117,10 +120,9 @@ impl Table {
         let map = |e| OutputError::new(path, e);
         match self {
             Table::Csv(out) => {
-                out.flush().map_err(map)?;
-                let file = out.get_mut();
-                file.sync_data().map_err(map)?;
-                file.stream_position().map_err(map)
+                out.write_out().map_err(map)?;
+                out.file.sync_data().map_err(map)?;
+                out.file.stream_position().map_err(map)
             }
             Table::Parquet(_) => Err(map(no_parquet_checkpoints())),
         }
@@ -129,9 +131,60 @@ impl Table {
     /// Flushes and closes it.
     fn finish(self, path: &Path) -> Result<(), OutputError> {
         match self {
-            Table::Csv(mut out) => out.flush().map_err(|e| OutputError::new(path, e)),
+            Table::Csv(mut out) => out.write_out().map_err(|e| OutputError::new(path, e)),
             Table::Parquet(t) => t.finish().map_err(|e| parquet_error(path, e)),
         }
+    }
+
+    /// A frame's rows are all written: a CSV hands them to the file once a buffer's worth has
+    /// gathered (Parquet writes whole row groups on its own).
+    fn end_frame(&mut self, path: &Path) -> Result<(), OutputError> {
+        match self {
+            Table::Csv(out) if out.buf.len() >= WholeFrames::CAPACITY => {
+                out.write_out().map_err(|e| OutputError::new(path, e))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Hands every finished row to the file now (a summary or checkpoint is about to name it).
+    fn flush(&mut self, path: &Path) -> Result<(), OutputError> {
+        match self {
+            Table::Csv(out) => out.write_out().map_err(|e| OutputError::new(path, e)),
+            Table::Parquet(_) => Ok(()),
+        }
+    }
+}
+
+/// A CSV's rows gathered in memory and handed to the file at frame ends only, so that a run
+/// killed at any moment (`kill -9`, a cluster's time limit) leaves whole lines of whole frames:
+/// a `BufWriter` flushes when it is full, in the middle of a row.
+struct WholeFrames {
+    file: File,
+    buf: Vec<u8>,
+}
+
+impl WholeFrames {
+    /// About a 10 000-body frame of text.
+    const CAPACITY: usize = 1 << 21;
+
+    /// One `write` of everything gathered: a write to a regular file is not cut short by a
+    /// signal, so the file grows by whole frames.
+    fn write_out(&mut self) -> std::io::Result<()> {
+        self.file.write_all(&self.buf)?;
+        self.buf.clear();
+        Ok(())
+    }
+}
+
+impl Write for WholeFrames {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -152,12 +205,15 @@ pub fn create_dir(dir: &Path) -> Result<(), OutputError> {
     std::fs::create_dir_all(dir).map_err(|e| OutputError::new(dir, e))
 }
 
-/// Creates (truncates) a CSV file with a large buffer (a 10 000-body frame is about 2 MB of
-/// text) and writes its header line.
-fn create_csv(path: &Path, header: &str) -> Result<BufWriter<File>, OutputError> {
+/// Creates (truncates) a CSV file and writes its header line.
+fn create_csv(path: &Path, header: &str) -> Result<WholeFrames, OutputError> {
     let file = File::create(path).map_err(|e| OutputError::new(path, e))?;
-    let mut out = BufWriter::with_capacity(1 << 20, file);
+    let mut out = WholeFrames {
+        file,
+        buf: Vec::with_capacity(WholeFrames::CAPACITY),
+    };
     writeln!(out, "{header}").map_err(|e| OutputError::new(path, e))?;
+    out.write_out().map_err(|e| OutputError::new(path, e))?;
     Ok(out)
 }
 
@@ -358,6 +414,11 @@ impl FramesWriter {
     }
 
     fn write_now(&mut self, world: &World) -> Result<(), OutputError> {
+        self.write_rows(world)?;
+        self.out.end_frame(&self.path)
+    }
+
+    fn write_rows(&mut self, world: &World) -> Result<(), OutputError> {
         let t = world.time();
         self.last_written = Some(t);
         match self.selection.bodies.take() {
@@ -377,6 +438,11 @@ impl FramesWriter {
                 Ok(())
             }
         }
+    }
+
+    /// Hands every row written so far to the file (whole frames; see [`Self::finish`]).
+    pub fn flush(&mut self) -> Result<(), OutputError> {
+        self.out.flush(&self.path)
     }
 
     /// Flushes the buffer; call it before dropping so that errors are reported, not lost.
@@ -495,7 +561,12 @@ impl EventsWriter {
         }
         self.rows += scratch.len() as u64;
         self.scratch = scratch;
-        Ok(())
+        self.out.end_frame(&self.path)
+    }
+
+    /// Hands every row written so far to the file (whole frames).
+    pub fn flush(&mut self) -> Result<(), OutputError> {
+        self.out.flush(&self.path)
     }
 
     /// Flushes the buffer; call it before dropping so that errors are reported, not lost.
@@ -566,6 +637,9 @@ impl BodySummary {
 pub struct Summary {
     /// The scene file.
     pub scene: String,
+    /// "running" (rewritten every few seconds while the run goes; a run killed without warning
+    /// leaves it so), "finished", "interrupted" (SIGINT or SIGTERM) or "failed".
+    pub status: String,
     /// The backend that ran: "cpu" (the host's f64 path) or "gpu".
     pub backend: String,
     /// The GPU adapter's name, backend and type; `null` on the CPU backend.
@@ -582,6 +656,9 @@ pub struct Summary {
     pub error: Option<String>,
     /// Every body (fixed ones included) at `sim_time`.
     pub bodies: Vec<BodySummary>,
+    /// The run directory's copies of the scene and its files ([`crate::run_dir`]), when kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stored_scene: Option<crate::run_dir::StoredScene>,
 }
 
 impl Summary {
@@ -598,16 +675,37 @@ impl Summary {
             .collect()
     }
 
-    /// Writes the summary as pretty-printed JSON.
+    /// Writes the summary as pretty-printed JSON, atomically: into a temporary file beside it,
+    /// synced, then renamed over it, so that a reader (or a run killed meanwhile, or a full
+    /// disk) finds the old summary or the new one, never a torn one.
     pub fn write(&self, path: &Path) -> Result<(), OutputError> {
-        let file = File::create(path).map_err(|e| OutputError::new(path, e))?;
-        let mut out = BufWriter::new(file);
-        serde_json::to_writer_pretty(&mut out, self)
-            .map_err(|e| OutputError::new(path, e.into()))?;
-        writeln!(out)
-            .and_then(|_| out.flush())
-            .map_err(|e| OutputError::new(path, e))
+        write_atomically(path, |out| {
+            serde_json::to_writer_pretty(&mut *out, self)?;
+            writeln!(out)
+        })
     }
+}
+
+/// Writes `path` through `fill` into `path` + `.tmp`, syncs it and renames it over `path`; on
+/// failure the temporary file is removed and `path` is left as it was.
+pub fn write_atomically(
+    path: &Path,
+    fill: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
+) -> Result<(), OutputError> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let written = (|| {
+        let mut out = BufWriter::new(File::create(&tmp)?);
+        fill(&mut out)?;
+        let file = out.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        OutputError::new(path, e)
+    })
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@ mod scene_hash;
 pub(crate) mod sorted_map;
 
 pub use file::{HEADER_LEN, MAGIC, VERSION_OFFSET};
-pub use scene_hash::{hex, mesh_files, scene_dir, scene_hash};
+pub use scene_hash::{hex, scene_hash};
 
 use crate::output::{EventsMark, FramesMark};
 use crate::scene::{self, Scene};

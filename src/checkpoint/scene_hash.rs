@@ -4,37 +4,11 @@
 
 use super::CheckpointError;
 use crate::scene::Scene;
-use crate::shape::Shape;
 use sha2::{Digest, Sha256};
-use std::path::{Path, PathBuf};
 
-/// The mesh files `scene` loads, as the scene names them (relative to its folder), each once,
-/// sorted.
-pub fn mesh_files(scene: &Scene) -> Vec<String> {
-    let mut files: Vec<String> = scene
-        .bodies
-        .iter()
-        .filter_map(|b| match &b.shape {
-            Shape::Mesh { mesh, .. } => Some(mesh.file.clone()),
-            _ => None,
-        })
-        .collect();
-    files.sort();
-    files.dedup();
-    files
-}
-
-/// The folder a scene's mesh files are relative to: its file's.
-pub fn scene_dir(scene: &Scene) -> PathBuf {
-    scene
-        .source
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default()
-}
-
-/// The hash of `scene`, parsed from `text`: the text and each mesh file as it is on disk now.
-/// A mesh that cannot be read is an error naming it.
+/// The hash of `scene`, parsed from `text`: the text and each file it read (its meshes,
+/// [`Scene::files`], in the order read) as it is on disk now. A file that cannot be read is an
+/// error naming it.
 pub fn scene_hash(text: &str, scene: &Scene) -> Result<[u8; 32], CheckpointError> {
     let mut h = Sha256::new();
     let mut part = |name: &[u8], bytes: &[u8]| {
@@ -44,12 +18,10 @@ pub fn scene_hash(text: &str, scene: &Scene) -> Result<[u8; 32], CheckpointError
         h.update(bytes);
     };
     part(b"scene", text.as_bytes());
-    let dir = scene_dir(scene);
-    for file in mesh_files(scene) {
-        let path = dir.join(&file);
-        let bytes = std::fs::read(&path)
-            .map_err(|e| CheckpointError::new(&path, format!("cannot read mesh file: {e}")))?;
-        part(file.as_bytes(), &bytes);
+    for (name, path) in &scene.files {
+        let bytes = std::fs::read(path)
+            .map_err(|e| CheckpointError::new(path, format!("cannot read mesh file: {e}")))?;
+        part(name.as_bytes(), &bytes);
     }
     Ok(h.finalize().into())
 }

@@ -5,5 +5,6 @@ pub mod batch;
 pub mod bench;
 pub mod check;
 pub mod compare;
+pub mod interrupt;
 pub mod pictures;
 pub mod run;

@@ -1,5 +1,6 @@
 //! `tumble run`: simulate a scene, streaming frames, then the summary.
 
+use crate::cli::interrupt;
 use crate::{default_out_dir, select_backend, set_threads, BackendChoice, Failure, FormatChoice};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -44,10 +45,15 @@ pub struct RunArgs {
     /// lattice's bodies (NAME_0, NAME_1, ...), comma-separated.
     #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
     record: Vec<String>,
+    /// Also print the world's counters (events, contacts, solver work) at the end; they are in
+    /// summary.json in any case.
+    #[arg(long)]
+    verbose: bool,
 }
 
-/// `tumble run`: simulate, writing frames as they are produced and the summary at the end (also
-/// after a simulation error, with the error recorded).
+/// `tumble run`: simulate, writing frames as they are produced and the summary at the start,
+/// every few seconds and at the end (also after a simulation error or an interruption, with
+/// its status and error).
 pub fn run(args: &RunArgs) -> Result<(), Failure> {
     set_threads(args.threads)?;
     let mut scene = scene::load(&args.scene)?;
@@ -71,6 +77,8 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         .clone()
         .unwrap_or_else(|| default_out_dir(&args.scene));
     output::create_dir(&out_dir)?;
+    let stored_scene = tumble::run_dir::store(&out_dir, &args.scene, &scene)
+        .map_err(|e| Failure::failed(e.to_string()))?;
     let format = args.format.format();
     let ext = format.extension();
     let frames_path = out_dir.join(format!("frames.{ext}"));
@@ -100,29 +108,50 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             _ => {}
         }
     }
-    let mut events = if args.events {
+    let events = if args.events {
         sim.world_mut().record_events(true);
         Some(output::EventsWriter::create_as(&events_path, format)?)
     } else {
         None
     };
 
+    let meta = SummaryMeta {
+        scene: args.scene.display().to_string(),
+        backend: backend.name().to_string(),
+        adapter: backend.adapter(),
+        path: summary_path.clone(),
+        stored_scene,
+    };
+    // Replaces the summary of any earlier run here at once: it would not match these frames.
+    meta.write(sim.world(), 0.0, Status::Running)?;
+    interrupt::install();
+
     let start = Instant::now();
-    let mut progress = FrameProgress(progress_bar(&scene));
     let mut frames = FramesWriter::create_as(&frames_path, selection, format)?;
     frames.write_frame(sim.world())?;
-    // Each frame: its rows, its impulses, a tick of the bar, in that order.
-    let mut sinks: Vec<&mut dyn FrameSink> = vec![&mut frames];
-    if let Some(w) = events.as_mut() {
-        sinks.push(w);
-    }
-    sinks.push(&mut progress);
-    let sim_error = match sim.run(None, &mut sinks) {
+    let mut output = RunOutput {
+        frames,
+        events,
+        progress: progress_bar(&scene),
+        meta,
+        start,
+        last_summary: start,
+        interrupted: false,
+    };
+    let sim_error = match sim.run(None, &mut [&mut output]) {
         Ok(_) => None,
         // An output file that cannot be written ends the run without a summary.
         Err(RunError::Sink(e)) => return Err(Failure::failed(e.to_string())),
         Err(e) => Some(e.to_string()),
     };
+    let RunOutput {
+        mut frames,
+        events,
+        progress,
+        meta,
+        interrupted,
+        ..
+    } = output;
     frames.write_last(sim.world())?;
     frames.finish()?;
     let event_rows = match events {
@@ -135,22 +164,14 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         }
         None => None,
     };
-    progress.0.finish_and_clear();
+    progress.finish_and_clear();
     let wall_time = start.elapsed().as_secs_f64();
-    let world = sim.world();
-
-    let summary = Summary {
-        scene: args.scene.display().to_string(),
-        backend: backend.name().to_string(),
-        adapter: backend.adapter(),
-        sim_time: world.time(),
-        wall_time,
-        counts: world.counts().clone(),
-        max_penetration: world.max_penetration(),
-        error: sim_error.clone(),
-        bodies: Summary::bodies_of(world),
+    let status = match (&sim_error, interrupted) {
+        (Some(m), _) => Status::Failed(m.clone()),
+        (None, true) => Status::Interrupted,
+        (None, false) => Status::Finished,
     };
-    summary.write(&summary_path)?;
+    let summary = meta.write(sim.world(), wall_time, status)?;
 
     println!(
         "{}",
@@ -159,19 +180,128 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     if let Some(rows) = event_rows {
         println!("Wrote {rows} impulse events to {}.", events_path.display());
     }
-    match sim_error {
-        None => Ok(()),
-        Some(message) => Err(Failure::failed(message)),
+    if args.verbose {
+        println!("{}", counters(&summary));
+    }
+    match (sim_error, interrupted) {
+        (Some(message), _) => Err(Failure::failed(message)),
+        (None, true) => Err(Failure {
+            code: 130,
+            message: format!(
+                "interrupted at t = {} s; the frames so far and summary.json are written",
+                summary.sim_time
+            ),
+        }),
+        (None, false) => Ok(()),
     }
 }
 
-/// The run's progress bar as a frame sink: one tick per frame.
-pub struct FrameProgress(ProgressBar);
+/// How often a running `tumble run` rewrites summary.json (wall seconds), so that a run killed
+/// without warning (`kill -9`, a node lost) leaves a summary at most this old.
+const SUMMARY_PERIOD: f64 = 2.0;
 
-impl FrameSink for FrameProgress {
-    fn frame(&mut self, _: &mut World) -> Result<ControlFlow<()>, SinkError> {
-        self.0.inc(1);
+/// Where a run stands, for summary.json's `status` and `error`.
+enum Status {
+    Running,
+    Finished,
+    Interrupted,
+    Failed(String),
+}
+
+/// What summary.json says besides the world's state.
+struct SummaryMeta {
+    scene: String,
+    backend: String,
+    adapter: Option<String>,
+    path: PathBuf,
+    stored_scene: tumble::run_dir::StoredScene,
+}
+
+impl SummaryMeta {
+    /// Writes summary.json (atomically) for `world` as it is now.
+    fn write(&self, world: &World, wall_time: f64, status: Status) -> Result<Summary, Failure> {
+        let (status, error) = match status {
+            Status::Running => (
+                "running",
+                Some(
+                    "incomplete: written while the run was going (a run that ends replaces it)"
+                        .to_string(),
+                ),
+            ),
+            Status::Finished => ("finished", None),
+            Status::Interrupted => ("interrupted", Some("interrupted".to_string())),
+            Status::Failed(m) => ("failed", Some(m)),
+        };
+        let summary = Summary {
+            scene: self.scene.clone(),
+            status: status.to_string(),
+            backend: self.backend.clone(),
+            adapter: self.adapter.clone(),
+            sim_time: world.time(),
+            wall_time,
+            counts: world.counts().clone(),
+            max_penetration: world.max_penetration(),
+            error,
+            bodies: Summary::bodies_of(world),
+            stored_scene: Some(self.stored_scene.clone()),
+        };
+        summary.write(&self.path)?;
+        Ok(summary)
+    }
+}
+
+/// Everything a run does at each frame's end: its rows, its impulses, a tick of the bar (in
+/// that order), summary.json every [`SUMMARY_PERIOD`], and a stop once SIGINT or SIGTERM came.
+struct RunOutput {
+    frames: FramesWriter,
+    events: Option<output::EventsWriter>,
+    progress: ProgressBar,
+    meta: SummaryMeta,
+    start: Instant,
+    last_summary: Instant,
+    interrupted: bool,
+}
+
+impl FrameSink for RunOutput {
+    fn frame(&mut self, world: &mut World) -> Result<ControlFlow<()>, SinkError> {
+        self.frames.write_frame(world)?;
+        if let Some(events) = self.events.as_mut() {
+            events.write_events(world)?;
+        }
+        self.progress.inc(1);
+        if self.last_summary.elapsed().as_secs_f64() >= SUMMARY_PERIOD {
+            // The tables first, so that the frames on disk reach at least the summary's time.
+            self.frames.flush()?;
+            if let Some(events) = self.events.as_mut() {
+                events.flush()?;
+            }
+            let wall = self.start.elapsed().as_secs_f64();
+            self.meta
+                .write(world, wall, Status::Running)
+                .map_err(|f| f.message)?;
+            self.last_summary = Instant::now();
+        }
+        if interrupt::requested() {
+            self.interrupted = true;
+            return Ok(ControlFlow::Break(()));
+        }
         Ok(ControlFlow::Continue(()))
+    }
+}
+
+/// The world's counters, one per line, for `--verbose`.
+fn counters(summary: &Summary) -> String {
+    // Through serde so that counters the world adds later are listed without touching this.
+    match serde_json::to_value(&summary.counts) {
+        Ok(serde_json::Value::Object(map)) => {
+            let width = map.keys().map(String::len).max().unwrap_or(0);
+            let lines: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("  {k:width$}  {v}"))
+                .collect();
+            format!("Counters (also in summary.json):\n{}", lines.join("\n"))
+        }
+        _ => String::from("Counters: unavailable"),
     }
 }
 
@@ -192,41 +322,38 @@ pub fn progress_bar(scene: &Scene) -> ProgressBar {
     bar
 }
 
-/// The one-paragraph report printed at the end of a run.
-pub fn result_paragraph(
+/// The short report printed at the end of a run: what ran, how fast, what it found, where the
+/// files are (the counters behind `--verbose` and in summary.json).
+fn result_paragraph(
     scene: &Scene,
     summary: &Summary,
     frames_path: &Path,
     summary_path: &Path,
 ) -> String {
     let (dynamic, fixed, kinematic) = scene.motion_counts();
-    // Through serde so that counters the world adds later are reported without touching this.
-    let counts = match serde_json::to_value(&summary.counts) {
-        Ok(serde_json::Value::Object(map)) => map
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect::<Vec<_>>()
-            .join(", "),
-        _ => String::from("unavailable"),
-    };
     let speed = if summary.wall_time > 0.0 {
-        format!(" ({:.3}x real time)", summary.sim_time / summary.wall_time)
+        format!(", {:.3}x real time", summary.sim_time / summary.wall_time)
     } else {
         String::new()
     };
-    let status = match &summary.error {
-        None => "Simulated",
-        Some(_) => "Stopped by an error after simulating",
+    let status = match summary.status.as_str() {
+        "finished" => "Simulated",
+        "interrupted" => "Interrupted after simulating",
+        _ => "Stopped by an error after simulating",
     };
+    let c = &summary.counts;
     format!(
-        "{status} {} s of {} ({} bodies: {dynamic} dynamic, {fixed} fixed, {kinematic} kinematic) \
-         on the {} backend in {:.3} s of wall time{speed}. Counts: {counts}. Max penetration {:.3e} m. \
+        "{status} {} s of {} on the {} backend in {:.3} s of wall time{speed}.\n\
+         {} bodies ({dynamic} dynamic, {fixed} fixed, {kinematic} kinematic); {} collisions, \
+         {} resting contacts; largest penetration {:.3e} m.\n\
          Wrote {} and {}.",
         summary.sim_time,
         summary.scene,
-        scene.bodies.len(),
         summary.backend,
         summary.wall_time,
+        scene.bodies.len(),
+        c.collisions + c.step_collisions,
+        c.resting_contacts,
         summary.max_penetration,
         frames_path.display(),
         summary_path.display()

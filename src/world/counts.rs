@@ -230,6 +230,14 @@ pub enum SimError {
         /// Events at that instant.
         events: u64,
     },
+    /// The wall-clock budget given with [`super::World::set_deadline`] ran out.
+    #[error("over its budget of {seconds} s of wall time at t = {time} s")]
+    OverBudget {
+        /// The budget (s of wall time).
+        seconds: f64,
+        /// Simulated time reached (s).
+        time: f64,
+    },
     /// `method = "lcp"`: a step's LCP had no solution Lemke's method could find.
     #[error("the LCP of the step at t = {time} s: {message}")]
     Lcp {

@@ -197,6 +197,7 @@ impl World {
         self.stores.clock.last_until = until;
         let (t1, steps) = self.frame_steps(t0, until);
         for k in 1..=steps {
+            self.stores.check_deadline()?;
             let s0 = self.stores.clock.time;
             let s1 = Self::step_end(t0, t1, steps, k);
             self.step(s0, s1)?;
@@ -490,6 +491,14 @@ impl World {
     /// the exact distances and the collision response.
     pub fn set_frame_stages(&mut self, stages: Box<dyn FrameStages>) {
         self.stages = Some(stages);
+    }
+
+    /// A wall-clock budget from now (`None`: none, the default): a frame still going when it
+    /// runs out stops with [`SimError::OverBudget`], checked at every step and every few
+    /// thousand events. For batch trials, so that one pathological draw cannot stall a batch.
+    pub fn set_deadline(&mut self, budget: Option<std::time::Duration>) {
+        self.stores.settings.deadline =
+            budget.map(|b| (std::time::Instant::now() + b, b.as_secs_f64()));
     }
 
     /// Whether a step's event loop may run on threads, one group of islands each (default: on;

@@ -164,6 +164,9 @@ pub(super) struct Settings {
     pub(super) friction_directions: usize,
     /// Whether every impulse is recorded ([`World::record_events`](super::World::record_events)).
     pub(super) record_events: bool,
+    /// The wall-clock time past which a frame stops with [`super::SimError::OverBudget`]
+    /// ([`World::set_deadline`](super::World::set_deadline)); not part of the physics.
+    pub(super) deadline: Option<(std::time::Instant, f64)>,
 }
 
 impl Settings {
@@ -202,6 +205,7 @@ impl Settings {
             record_events: false,
             time_step: world.time_step,
             friction_directions: world.friction_directions,
+            deadline: None,
         }
     }
 }
