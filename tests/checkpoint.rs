@@ -66,6 +66,7 @@ fn info(scene: &Scene, world: &World) -> RunInfo {
             last_written: None,
         },
         events: None,
+        stored_scene: None,
         time: world.time(),
         wall_time: 0.0,
     }

@@ -113,6 +113,8 @@ pub struct RunInfo {
     pub frames: FramesMark,
     /// Where events.csv stood (`None`: the run writes none).
     pub events: Option<EventsMark>,
+    /// The run directory's copies of the scene and its files, as summary.json names them.
+    pub stored_scene: Option<crate::run_dir::StoredScene>,
     /// The world's time (s).
     pub time: f64,
     /// Wall time the run has taken so far, over all its parts (s).

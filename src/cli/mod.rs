@@ -7,4 +7,5 @@ pub mod check;
 pub mod compare;
 pub mod interrupt;
 pub mod pictures;
+pub mod resume;
 pub mod run;

@@ -1,6 +1,7 @@
 //! `tumble run`: simulate a scene, streaming frames, then the summary.
 
 use crate::cli::interrupt;
+use crate::cli::resume::{self, Checkpoints};
 use crate::{default_out_dir, select_backend, set_threads, BackendChoice, Failure, FormatChoice};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -9,54 +10,80 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use tumble::output::{self, FramesWriter, Summary};
-use tumble::scene::{self, Scene};
-use tumble::simulation::{FrameSink, RunError, Simulation, SinkError};
+use tumble::scene::Scene;
+use tumble::simulation::{FrameSink, RunError, SinkError};
 use tumble::world::World;
 
-#[derive(Args, Debug)]
+/// `tumble run`'s arguments (the resume reads and sets them: `cli/resume.rs`).
+#[derive(Args, Clone, Debug)]
 pub struct RunArgs {
-    /// The scene file (TOML).
-    scene: PathBuf,
+    /// The scene file (TOML); optional with --resume (if given, it must be the checkpoint's).
+    #[arg(required_unless_present = "resume")]
+    pub(super) scene: Option<PathBuf>,
     /// Output directory [default: out/<scene file stem>].
     #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
+    pub(super) out: Option<PathBuf>,
     /// Simulated time in seconds, overriding the scene's [world] duration.
     #[arg(long, value_name = "S", allow_negative_numbers = true)]
-    duration: Option<f64>,
+    pub(super) duration: Option<f64>,
     /// Worker threads for the parallel stages (contact queries and sweeps, island event loops)
     /// [default: one per core]. The results do not depend on it.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    threads: Option<u64>,
+    pub(super) threads: Option<u64>,
     /// Where the data-parallel frame stages run.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
-    backend: BackendChoice,
+    pub(super) backend: BackendChoice,
     /// Also write DIR/events.csv: one row per impulse (collision, microcollision, resting,
     /// re-solve) with its point, normal, impulses and normal velocities, streamed frame by frame.
     #[arg(long)]
-    events: bool,
+    pub(super) events: bool,
     /// The format of frames and events: csv (frames.csv, events.csv) or parquet (frames.parquet,
     /// events.parquet), with the same columns.
     #[arg(long, value_enum, default_value_t = FormatChoice::Csv)]
-    format: FormatChoice,
+    pub(super) format: FormatChoice,
     /// Keep every K-th frame in frames.csv (the first and the last always).
     #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
-    every: u64,
+    pub(super) every: u64,
     /// Keep only these bodies in frames.csv: body names, or lattice names for all of a
     /// lattice's bodies (NAME_0, NAME_1, ...), comma-separated.
     #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
-    record: Vec<String>,
+    pub(super) record: Vec<String>,
     /// Also print the world's counters (events, contacts, solver work) at the end; they are in
     /// summary.json in any case.
     #[arg(long)]
-    verbose: bool,
+    pub(super) verbose: bool,
+    /// Write DIR/checkpoint.bin, the whole simulation state, at the end of the first frame at
+    /// or after every multiple of S seconds of simulated time and at the run's end, for
+    /// --resume (CSV tables only).
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
+    pub(super) checkpoint_every: Option<f64>,
+    /// Continue the run whose output directory DIR holds a checkpoint.bin, with its scene and
+    /// options, to its duration (or --duration): frames.csv and events.csv are cut back to the
+    /// checkpoint and appended to, as the run would have written them.
+    #[arg(
+        long,
+        value_name = "DIR",
+        conflicts_with_all = ["out", "backend", "events", "format", "every", "record"]
+    )]
+    pub(super) resume: Option<PathBuf>,
+}
+
+impl RunArgs {
+    /// The scene file given (set from the checkpoint on a resume).
+    pub(super) fn scene_path(&self) -> &Path {
+        self.scene.as_deref().unwrap_or(Path::new(""))
+    }
 }
 
 /// `tumble run`: simulate, writing frames as they are produced and the summary at the start,
 /// every few seconds and at the end (also after a simulation error or an interruption, with
 /// its status and error).
 pub fn run(args: &RunArgs) -> Result<(), Failure> {
+    // With --resume, the checkpoint's scene, world and options (`cli/resume.rs`).
+    let (resumed_args, mut resumed) = resume::start(args)?.unzip();
+    let args = resumed_args.as_ref().unwrap_or(args);
     set_threads(args.threads)?;
-    let mut scene = scene::load(&args.scene)?;
+    let (mut scene, source) = resume::scene(args, &resumed)?;
     if let Some(d) = args.duration {
         if !(d.is_finite() && d >= 0.0) {
             return Err(Failure::invalid(format!(
@@ -65,7 +92,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         }
         scene.world.duration = d;
     }
-    let mut sim = Simulation::new(&scene)?;
+    let mut sim = resume::simulation(&scene, &mut resumed)?;
     // After the scene checks, so that an invalid scene fails without opening a device.
     let backend = select_backend(args.backend)?;
     backend.install(sim.world_mut());
@@ -75,10 +102,9 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let out_dir = args
         .out
         .clone()
-        .unwrap_or_else(|| default_out_dir(&args.scene));
+        .unwrap_or_else(|| default_out_dir(args.scene_path()));
     output::create_dir(&out_dir)?;
-    let stored_scene = tumble::run_dir::store(&out_dir, &args.scene, &scene)
-        .map_err(|e| Failure::failed(e.to_string()))?;
+    let stored_scene = resume::stored_scene(&out_dir, args, &scene, &resumed)?;
     let format = args.format.format();
     let ext = format.extension();
     let frames_path = out_dir.join(format!("frames.{ext}"));
@@ -110,13 +136,23 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     }
     let events = if args.events {
         sim.world_mut().record_events(true);
-        Some(output::EventsWriter::create_as(&events_path, format)?)
+        Some(resume::events_writer(&events_path, format, &resumed)?)
     } else {
         None
     };
 
+    let time = sim.world().time();
+    let checkpoints = Checkpoints::new(
+        args,
+        &out_dir,
+        source,
+        &backend,
+        &scene,
+        &stored_scene,
+        time,
+    );
     let meta = SummaryMeta {
-        scene: args.scene.display().to_string(),
+        scene: args.scene_path().display().to_string(),
         backend: backend.name().to_string(),
         adapter: backend.adapter(),
         path: summary_path.clone(),
@@ -126,17 +162,17 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     meta.write(sim.world(), 0.0, Status::Running)?;
     interrupt::install();
 
-    let start = Instant::now();
-    let mut frames = FramesWriter::create_as(&frames_path, selection, format)?;
-    frames.write_frame(sim.world())?;
+    let start = resume::started(&resumed);
+    let frames = resume::frames_writer(&frames_path, selection, format, &resumed, sim.world())?;
     let mut output = RunOutput {
         frames,
         events,
         progress: progress_bar(&scene),
         meta,
         start,
-        last_summary: start,
+        last_summary: Instant::now(),
         interrupted: false,
+        checkpoints,
     };
     let sim_error = match sim.run(None, &mut [&mut output]) {
         Ok(_) => None,
@@ -146,12 +182,20 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     };
     let RunOutput {
         mut frames,
-        events,
+        mut events,
         progress,
         meta,
         interrupted,
+        mut checkpoints,
         ..
     } = output;
+    if let (Some(c), None) = (checkpoints.as_mut(), &sim_error) {
+        // At the end (or the interruption), before a thinned run's last frame: a resume that
+        // goes further appends from here.
+        let wall = start.elapsed().as_secs_f64();
+        c.write(sim.world(), &mut frames, events.as_mut(), wall)
+            .map_err(|e| Failure::failed(e.to_string()))?;
+    }
     frames.write_last(sim.world())?;
     frames.finish()?;
     let event_rows = match events {
@@ -179,6 +223,9 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     );
     if let Some(rows) = event_rows {
         println!("Wrote {rows} impulse events to {}.", events_path.display());
+    }
+    if let Some(c) = &checkpoints {
+        println!("{}", c.report());
     }
     if args.verbose {
         println!("{}", counters(&summary));
@@ -260,6 +307,8 @@ struct RunOutput {
     start: Instant,
     last_summary: Instant,
     interrupted: bool,
+    /// `--checkpoint-every`: after the frame's rows and impulses, so that its marks include them.
+    checkpoints: Option<Checkpoints>,
 }
 
 impl FrameSink for RunOutput {
@@ -280,6 +329,10 @@ impl FrameSink for RunOutput {
                 .write(world, wall, Status::Running)
                 .map_err(|f| f.message)?;
             self.last_summary = Instant::now();
+        }
+        if let Some(c) = self.checkpoints.as_mut() {
+            let wall = self.start.elapsed().as_secs_f64();
+            c.after_frame(world, &mut self.frames, self.events.as_mut(), wall)?;
         }
         if interrupt::requested() {
             self.interrupted = true;
