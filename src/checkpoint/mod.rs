@@ -25,6 +25,10 @@
 //! The file is replaced atomically (written beside, synced, renamed): a run killed at any
 //! instant leaves the previous checkpoint or the new one whole.
 //!
+//! What the world's state holds, and why the rest need not be saved, is in
+//! `world/saved_state.rs`; the command line's side (`--checkpoint-every`, `--resume`) in the
+//! binary's `cli/resume.rs`; the user's guide in `docs/checkpoints.md`.
+//!
 //! Modules: `file` (header, checksum, atomic write), `scene_hash` (the scene's hash) and
 //! `sorted_map` (hash maps written sorted by key, so one state makes one file).
 
