@@ -15,8 +15,9 @@ use std::path::{Path, PathBuf};
 pub struct StoredScene {
     /// The scene's copy, relative to the run directory (`scene.toml`).
     pub file: String,
-    /// The scene file that ran, absolute.
-    pub original: String,
+    /// The scene file that ran, absolute; `null` for a scene made in memory (Python's
+    /// `Scene.from_toml`, `from_dict`).
+    pub original: Option<String>,
     /// SHA-256 of its bytes (hex).
     pub sha256: String,
     /// The files it names (meshes), in the order it read them.
@@ -58,10 +59,21 @@ fn absolute(path: &Path) -> String {
 /// Copies the scene file `source` (whose parse is `scene`) and every file it read into `dir`:
 /// `dir/scene.toml` and `dir/meshes/K-NAME`, replacing copies of an earlier run there.
 pub fn store(dir: &Path, source: &Path, scene: &Scene) -> Result<StoredScene, RunDirError> {
+    let text =
+        std::fs::read(source).map_err(|e| RunDirError(format!("{}: {e}", source.display())))?;
+    store_text(dir, &text, Some(source), scene)
+}
+
+/// [`store`] for scene text (`original`: the file it was read from, if any).
+pub fn store_text(
+    dir: &Path,
+    text: &[u8],
+    original: Option<&Path>,
+    scene: &Scene,
+) -> Result<StoredScene, RunDirError> {
     let fail = |what: &Path, e: std::io::Error| RunDirError(format!("{}: {e}", what.display()));
-    let text = std::fs::read(source).map_err(|e| fail(source, e))?;
     let copy = dir.join("scene.toml");
-    std::fs::write(&copy, &text).map_err(|e| fail(&copy, e))?;
+    std::fs::write(&copy, text).map_err(|e| fail(&copy, e))?;
     let meshes = dir.join("meshes");
     if meshes.exists() {
         std::fs::remove_dir_all(&meshes).map_err(|e| fail(&meshes, e))?;
@@ -86,8 +98,8 @@ pub fn store(dir: &Path, source: &Path, scene: &Scene) -> Result<StoredScene, Ru
     }
     Ok(StoredScene {
         file: "scene.toml".to_string(),
-        original: absolute(source),
-        sha256: sha256_hex(&text),
+        original: original.map(absolute),
+        sha256: sha256_hex(text),
         files,
     })
 }

@@ -776,8 +776,19 @@ fn run<'py>(
         f.write_last(sim.engine().world()).map_err(io)?;
         f.finish().map_err(io)?;
     }
-    let summary = sim.summary_now();
+    let mut summary = sim.summary_now();
+    if outcome.is_err() {
+        summary.status = "interrupted".to_string();
+        summary.error = Some("interrupted".to_string());
+    }
     if let Some(dir) = &out {
+        // The run directory keeps the scene it ran, as `tumble run` does.
+        let file = Path::new(&scene.source);
+        let original = file.is_file().then_some(file);
+        summary.stored_scene = Some(
+            engine::run_dir::store_text(dir, scene.text.as_bytes(), original, &scene.scene)
+                .map_err(|e| PyRuntimeError::new_err(e.to_string()))?,
+        );
         summary.write(&dir.join("summary.json")).map_err(io)?;
     }
     outcome?;
