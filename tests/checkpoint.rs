@@ -539,7 +539,8 @@ fn another_scene_is_refused() {
     );
     let out = resume(&dir, &["scenes/small-funnel.toml", "--duration", "0.3"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    // A mesh file changed since the checkpoint: the scene's hash covers it.
+    // A mesh file changed since the checkpoint: the scene's hash covers it, and the run goes on
+    // with the run directory's own copy; with that copy changed too, it is refused.
     let root = temp_dir("mesh");
     std::fs::create_dir_all(root.join("meshes")).unwrap();
     std::fs::copy("scenes/mesh-parts.toml", root.join("scene.toml")).unwrap();
@@ -558,10 +559,26 @@ fn another_scene_is_refused() {
         0.1,
         &["--checkpoint-every", "0.05"],
     );
-    let obj = root.join("meshes/dish.obj");
-    let mut text_of = std::fs::read_to_string(&obj).unwrap();
-    text_of.push_str("\n# edited\n");
-    std::fs::write(&obj, text_of).unwrap();
+    let edit = |obj: &Path| {
+        let mut text_of = std::fs::read_to_string(obj).unwrap();
+        text_of.push_str("\n# edited\n");
+        std::fs::write(obj, text_of).unwrap();
+    };
+    edit(&root.join("meshes/dish.obj"));
+    let copy = std::fs::read_dir(run_dir.join("meshes"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with("dish.obj"))
+        .expect("the run directory's copy of dish.obj");
+    let kept = std::fs::read(&copy).unwrap();
+    let before = std::fs::read(run_dir.join("checkpoint.bin")).unwrap();
+    let out = resume(&run_dir, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // Again from the same checkpoint, with the copy edited as well.
+    std::fs::write(run_dir.join("checkpoint.bin"), before).unwrap();
+    assert_eq!(std::fs::read(&copy).unwrap(), kept);
+    edit(&copy);
     refused(&run_dir, &[], "a mesh file of");
     // Options that would change the frames cannot be given, and the end cannot come before it.
     let out = resume(&dir, &["--every", "2"]);

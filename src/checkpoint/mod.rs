@@ -214,12 +214,38 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<Checkpoint, CheckpointError> 
 
 impl Checkpoint {
     /// The scene of the checkpoint, parsed from its text with mesh files read from the scene's
-    /// folder; refused if its hash (text and meshes as they are now) is not the header's.
+    /// folder, or, where those moved or changed, from the run directory's copies; refused if
+    /// its hash (text and meshes) is not the header's either way.
     pub fn scene(&self) -> Result<Scene, CheckpointError> {
         let record = &self.info.scene;
-        let scene = scene::parse(&record.text, &record.path).map_err(|e| {
+        let original = scene::parse(&record.text, &record.path).map_err(|e| {
             CheckpointError::new(&self.path, format!("cannot build its scene again: {e}"))
-        })?;
+        });
+        let original = original.and_then(|scene| self.same_hash(scene));
+        // Meshes moved or edited since: the run directory's own copies, if they are the same.
+        match (
+            original.is_err(),
+            &self.info.stored_scene,
+            self.path.parent(),
+        ) {
+            (true, Some(stored), Some(dir)) if !stored.files.is_empty() => {
+                let files = stored
+                    .files
+                    .iter()
+                    .map(|f| (f.name.clone(), dir.join(&f.stored)))
+                    .collect();
+                match scene::parse_stored(&record.text, &record.path, &files) {
+                    Ok(scene) => self.same_hash(scene).or(original),
+                    Err(_) => original,
+                }
+            }
+            _ => original,
+        }
+    }
+
+    /// `scene` if its hash (text and files) is the checkpoint's.
+    fn same_hash(&self, scene: Scene) -> Result<Scene, CheckpointError> {
+        let record = &self.info.scene;
         let now = scene_hash(&record.text, &scene)?;
         if now != self.scene_hash {
             return Err(CheckpointError::new(
