@@ -119,7 +119,10 @@ pub fn load(dir: &Path, stored: &StoredScene) -> Result<Scene, RunDirError> {
         .iter()
         .map(|f| (f.name.clone(), dir.join(&f.stored)))
         .collect();
-    scene::parse_stored(&text, &path, &files).map_err(|e| RunDirError(e.message))
+    // Named as the original (an export's animation, a picture's title take its stem); the text
+    // is the original's, byte for byte.
+    let source = stored.original.as_ref().map_or(path.clone(), PathBuf::from);
+    scene::parse_stored(&text, &source, &files).map_err(|e| RunDirError(e.message))
 }
 
 #[cfg(test)]
