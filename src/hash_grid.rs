@@ -23,7 +23,7 @@ const LARGE_CELLS: f64 = 8.0;
 #[derive(Default, serde::Serialize, serde::Deserialize)]
 pub struct HashGrid {
     inv_cell: f64,
-    #[serde(with = "crate::checkpoint::sorted_map")]
+    #[serde(with = "crate::sorted_map")]
     cells: FxHashMap<(i32, i32, i32), Vec<u32>>,
     large: Vec<u32>,
     in_large: Vec<bool>,

@@ -39,6 +39,7 @@ pub mod run_record;
 pub mod scene;
 pub mod shape;
 pub mod simulation;
+pub mod sorted_map;
 pub mod stages;
 pub mod swept_aabb;
 pub mod tessellate;

@@ -14,7 +14,7 @@ use cli::batch::BatchArgs;
 use cli::bench::BenchArgs;
 use cli::compare::CompareArgs;
 use cli::pictures::{ExportArgs, RenderArgs, ViewArgs};
-use cli::run::RunArgs;
+use cli::run_args::RunArgs;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tumble::gpu::{Backend, BackendKind};

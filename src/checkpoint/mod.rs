@@ -30,11 +30,10 @@
 //! binary's `cli/resume.rs`; the user's guide in `docs/checkpoints.md`.
 //!
 //! Modules: `file` (header, checksum, atomic write), `scene_hash` (the scene's hash) and
-//! `sorted_map` (hash maps written sorted by key, so one state makes one file).
+//! `crate::sorted_map` (hash maps written sorted by key, so one state makes one file).
 
 mod file;
 mod scene_hash;
-pub(crate) mod sorted_map;
 
 pub use file::{HEADER_LEN, MAGIC, VERSION_OFFSET};
 pub use scene_hash::{hex, scene_hash};

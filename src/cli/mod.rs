@@ -9,3 +9,4 @@ pub mod interrupt;
 pub mod pictures;
 pub mod resume;
 pub mod run;
+pub mod run_args;

@@ -10,7 +10,7 @@
 //! (its hash, meshes included). Any fault of the checkpoint or of the tables it names is an
 //! invalid input (exit code 2) whose message names the file.
 
-use super::run::RunArgs;
+use super::run_args::RunArgs;
 use crate::{BackendChoice, Failure, FormatChoice};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

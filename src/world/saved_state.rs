@@ -17,7 +17,7 @@
 //! - the frame stages (`stages`): not state, the caller installs its backend again;
 //! - capacities and addresses: nothing reads them.
 //!
-//! Hash maps are written sorted by key (`checkpoint::sorted_map`), so one state makes one file.
+//! Hash maps are written sorted by key (`crate::sorted_map`), so one state makes one file.
 
 use super::stores::Stores;
 use super::{Stepper, World};

@@ -123,14 +123,14 @@ pub(super) struct BoundStore {
     /// Bounds that fell beyond the current step's end, kept per pair for the next steps: a
     /// bound stays valid while both bodies keep the versions it was computed with (their
     /// trajectories are unchanged), so a pair the step left alone is not bounded afresh.
-    #[serde(with = "crate::checkpoint::sorted_map")]
+    #[serde(with = "crate::sorted_map")]
     pub(super) later: FxHashMap<(u32, u32), PairEvent>,
     /// The previous step's `later`, consumed while seeding the next step.
-    #[serde(with = "crate::checkpoint::sorted_map")]
+    #[serde(with = "crate::sorted_map")]
     pub(super) earlier: FxHashMap<(u32, u32), PairEvent>,
     /// Per pair (a < b), the normal of its last proximity query: a separating axis to bound
     /// the pair from when one of its bodies changes velocity (see [`Stores::push_bound`]).
-    #[serde(with = "crate::checkpoint::sorted_map")]
+    #[serde(with = "crate::sorted_map")]
     pub(super) last_axis: FxHashMap<(u32, u32), DVec3>,
 }
 
@@ -153,7 +153,7 @@ pub(super) struct ContactStep {
 pub(super) struct HeldPairs {
     /// Pairs (a < b) whose contacts the current contact step holds, each with the range of
     /// its tracked points in `points` (empty for a pair that came to rest mid-step).
-    #[serde(with = "crate::checkpoint::sorted_map")]
+    #[serde(with = "crate::sorted_map")]
     pub(super) pairs: FxHashMap<(u32, u32), (u32, u32)>,
     /// The held pairs' contact points within `RESTING_MARGIN`·ε_c at the contact step's start,
     /// tracked on their bodies (see [`TrackedPoint`]).
@@ -161,13 +161,13 @@ pub(super) struct HeldPairs {
     /// The previous contact step's `pairs` and `points`: a pair held then whose points moved
     /// little since they were measured takes its contacts from them (see
     /// `contact_step::REUSED_SLIDE`).
-    #[serde(with = "crate::checkpoint::sorted_map")]
+    #[serde(with = "crate::sorted_map")]
     pub(super) previous_pairs: FxHashMap<(u32, u32), (u32, u32)>,
     pub(super) previous_points: Vec<TrackedPoint>,
     /// The held pairs of each body (this step).
     pub(super) by_body: Vec<Vec<(u32, u32)>>,
     /// Mid-step re-solves per held pair (this step).
-    #[serde(with = "crate::checkpoint::sorted_map")]
+    #[serde(with = "crate::sorted_map")]
     pub(super) resolves: FxHashMap<(u32, u32), u32>,
 }
 

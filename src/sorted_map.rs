@@ -5,7 +5,8 @@
 //! a result (each is looked up by key, or retained, or copied into another map by key), so
 //! the rebuilt map behaves as the original did.
 //!
-//! Used as `#[serde(with = "crate::checkpoint::sorted_map")]`.
+//! Used as `#[serde(with = "crate::sorted_map")]`; it imports nothing of the crate, so the
+//! stores that use it need not import the checkpoint.
 
 use serde::de::{Deserialize, Deserializer};
 use serde::ser::{Serialize, Serializer};
