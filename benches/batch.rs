@@ -21,6 +21,7 @@ fn stable_poses(c: &mut Criterion) {
         shard: Shard::ALL,
         backend: Backend::Cpu,
         on_trial: None,
+        partial: None,
     };
     let run = || {
         let run = batch::run(&scene, &options).unwrap_or_else(|e| panic!("{e}"));

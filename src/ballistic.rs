@@ -142,7 +142,7 @@ pub fn max_angular_speed(q: DQuat, omega: DVec3, inertia: DVec3) -> f64 {
 const ENERGY_SLACK: f64 = 1e-6;
 
 /// Bounds on the angular velocity over a torque-free flight.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SpinBound {
     /// Upper bound on `|ω|` (rad/s).
     pub max_speed: f64,

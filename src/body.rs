@@ -174,7 +174,7 @@ pub struct Body {
 }
 
 /// A push-out carried over one contact step: see [`Body::add_push`] and [`Body::end_push`].
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Push {
     /// Centre-of-mass velocity added (m/s).
     pub velocity: DVec3,
@@ -512,8 +512,9 @@ impl Body {
 }
 
 /// The part of a body's state that the event loop changes (the rest is fixed at creation): a
-/// snapshot to put a body back as it was (see `World`'s parallel event loop).
-#[derive(Clone, Copy)]
+/// snapshot to put a body back as it was (see `World`'s parallel event loop), and what a
+/// checkpoint keeps of each body ([`crate::checkpoint`]).
+#[derive(Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct BodyHot {
     time: f64,
     position: DVec3,

@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 /// How much is known about a pair when its entry was pushed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum BoundKind {
     /// From bounding spheres only: pop means "measure the true distance, then bound again".
     Coarse,
@@ -20,7 +20,7 @@ pub enum BoundKind {
 }
 
 /// One heap entry.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PairEvent {
     /// Earliest time the pair can come within the target distance (s).
     pub time: f64,
@@ -55,8 +55,10 @@ impl PartialOrd for PairEvent {
     }
 }
 
-/// A binary min-heap of [`PairEvent`]s.
-#[derive(Default)]
+/// A binary min-heap of [`PairEvent`]s. Saved as its array and read back by pushing the entries
+/// in that order, which leaves the array as it was (each entry is no greater than its parent),
+/// so entries of equal time pop in the same order after a checkpoint.
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub struct EventHeap {
     heap: BinaryHeap<PairEvent>,
 }

@@ -18,10 +18,12 @@ use rustc_hash::FxHashMap;
 /// Boxes whose largest side exceeds this many cells go to the large list.
 const LARGE_CELLS: f64 = 8.0;
 
-/// A uniform hash grid with an overflow list for large boxes.
-#[derive(Default)]
+/// A uniform hash grid with an overflow list for large boxes. A checkpoint keeps all of it: a
+/// query lists each cell's bodies in the order they were entered.
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub struct HashGrid {
     inv_cell: f64,
+    #[serde(with = "crate::sorted_map")]
     cells: FxHashMap<(i32, i32, i32), Vec<u32>>,
     large: Vec<u32>,
     in_large: Vec<bool>,
@@ -69,6 +71,20 @@ impl HashGrid {
         self.seen.clear();
         self.seen.resize(boxes.len(), 0);
         self.stamp = 0;
+    }
+
+    /// Whether every body the grid holds or has a slot for is below `n` (a grid read from a
+    /// checkpoint must fit its world's bodies).
+    pub fn fits(&self, n: usize) -> bool {
+        let slots = [
+            self.in_large.len(),
+            self.entered.len(),
+            self.lower_cell.len(),
+            self.seen.len(),
+        ];
+        slots.iter().all(|&len| len == 0 || len == n)
+            && self.large.iter().all(|&j| (j as usize) < n)
+            && self.cells.values().flatten().all(|&j| (j as usize) < n)
     }
 
     fn cell_range(&self, b: &Aabb) -> Option<([i32; 3], [i32; 3])> {

@@ -10,7 +10,7 @@ use crate::body::Motion;
 use crate::parquet_tables::{Kind, ParquetTable};
 use crate::world::{BodyState, Counts, ImpulseEvent, World};
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
 
 /// The first line of `frames.csv`.
@@ -58,7 +58,7 @@ impl TableFormat {
 
 /// Where a table's rows go.
 enum Table {
-    Csv(BufWriter<File>),
+    Csv(WholeFrames),
     Parquet(Box<ParquetTable>),
 }
 
@@ -88,13 +88,112 @@ impl Table {
         }
     }
 
+    /// Opens the CSV table at `path` written up to `bytes` (a checkpoint's mark) to go on
+    /// writing it: what was written after the mark is cut off. Parquet tables end with a footer
+    /// and cannot be reopened.
+    fn reopen(path: &Path, bytes: u64, format: TableFormat) -> Result<Table, OutputError> {
+        if format == TableFormat::Parquet {
+            return Err(OutputError::new(path, no_parquet_checkpoints()));
+        }
+        let map = |e| OutputError::new(path, e);
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(map)?;
+        let len = file.metadata().map_err(map)?.len();
+        if len < bytes {
+            return Err(map(std::io::Error::other(format!(
+                "the file has {len} bytes, fewer than the {bytes} it had at the checkpoint"
+            ))));
+        }
+        file.set_len(bytes).map_err(map)?;
+        file.seek(std::io::SeekFrom::End(0)).map_err(map)?;
+        Ok(Table::Csv(WholeFrames {
+            file,
+            buf: Vec::with_capacity(WholeFrames::CAPACITY),
+        }))
+    }
+
+    /// Writes out what is buffered and syncs it to disk; returns the file's length in bytes (a
+    /// mark to reopen it at). CSV only (see [`Table::reopen`]).
+    fn sync(&mut self, path: &Path) -> Result<u64, OutputError> {
+        let map = |e| OutputError::new(path, e);
+        match self {
+            Table::Csv(out) => {
+                out.write_out().map_err(map)?;
+                out.file.sync_data().map_err(map)?;
+                out.file.stream_position().map_err(map)
+            }
+            Table::Parquet(_) => Err(map(no_parquet_checkpoints())),
+        }
+    }
+
     /// Flushes and closes it.
     fn finish(self, path: &Path) -> Result<(), OutputError> {
         match self {
-            Table::Csv(mut out) => out.flush().map_err(|e| OutputError::new(path, e)),
+            Table::Csv(mut out) => out.write_out().map_err(|e| OutputError::new(path, e)),
             Table::Parquet(t) => t.finish().map_err(|e| parquet_error(path, e)),
         }
     }
+
+    /// A frame's rows are all written: a CSV hands them to the file once a buffer's worth has
+    /// gathered (Parquet writes whole row groups on its own).
+    fn end_frame(&mut self, path: &Path) -> Result<(), OutputError> {
+        match self {
+            Table::Csv(out) if out.buf.len() >= WholeFrames::CAPACITY => {
+                out.write_out().map_err(|e| OutputError::new(path, e))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Hands every finished row to the file now (a summary or checkpoint is about to name it).
+    fn flush(&mut self, path: &Path) -> Result<(), OutputError> {
+        match self {
+            Table::Csv(out) => out.write_out().map_err(|e| OutputError::new(path, e)),
+            Table::Parquet(_) => Ok(()),
+        }
+    }
+}
+
+/// A CSV's rows gathered in memory and handed to the file at frame ends only, so that a run
+/// killed at any moment (`kill -9`, a cluster's time limit) leaves whole lines of whole frames:
+/// a `BufWriter` flushes when it is full, in the middle of a row.
+struct WholeFrames {
+    file: File,
+    buf: Vec<u8>,
+}
+
+impl WholeFrames {
+    /// About a 10 000-body frame of text.
+    const CAPACITY: usize = 1 << 21;
+
+    /// One `write` of everything gathered: a write to a regular file is not cut short by a
+    /// signal, so the file grows by whole frames.
+    fn write_out(&mut self) -> std::io::Result<()> {
+        self.file.write_all(&self.buf)?;
+        self.buf.clear();
+        Ok(())
+    }
+}
+
+impl Write for WholeFrames {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Why a Parquet table cannot be marked or reopened.
+fn no_parquet_checkpoints() -> std::io::Error {
+    std::io::Error::other(
+        "a Parquet table cannot be checkpointed or resumed (its footer is written at the end); \
+         use --format csv",
+    )
 }
 
 fn parquet_error(path: &Path, e: crate::parquet_tables::ParquetError) -> OutputError {
@@ -106,12 +205,15 @@ pub fn create_dir(dir: &Path) -> Result<(), OutputError> {
     std::fs::create_dir_all(dir).map_err(|e| OutputError::new(dir, e))
 }
 
-/// Creates (truncates) a CSV file with a large buffer (a 10 000-body frame is about 2 MB of
-/// text) and writes its header line.
-fn create_csv(path: &Path, header: &str) -> Result<BufWriter<File>, OutputError> {
+/// Creates (truncates) a CSV file and writes its header line.
+fn create_csv(path: &Path, header: &str) -> Result<WholeFrames, OutputError> {
     let file = File::create(path).map_err(|e| OutputError::new(path, e))?;
-    let mut out = BufWriter::with_capacity(1 << 20, file);
+    let mut out = WholeFrames {
+        file,
+        buf: Vec::with_capacity(WholeFrames::CAPACITY),
+    };
     writeln!(out, "{header}").map_err(|e| OutputError::new(path, e))?;
+    out.write_out().map_err(|e| OutputError::new(path, e))?;
     Ok(out)
 }
 
@@ -169,6 +271,27 @@ impl FrameSelection {
     }
 }
 
+/// Where a [`FramesWriter`]'s table stood at a checkpoint: its length and what decides the rows
+/// to come (frames offered so far, time of the last one written).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FramesMark {
+    /// Bytes of the file, header included.
+    pub bytes: u64,
+    /// Frames offered so far (which of the next are kept with `--every`).
+    pub offered: u64,
+    /// Time of the last frame written (the end of a thinned run is written unless it was).
+    pub last_written: Option<f64>,
+}
+
+/// Where an [`EventsWriter`]'s table stood at a checkpoint.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct EventsMark {
+    /// Bytes of the file, header included.
+    pub bytes: u64,
+    /// Rows written so far.
+    pub rows: u64,
+}
+
 /// A buffered `frames.csv` writer: the header on creation, then one row per body per frame (of
 /// the frames and bodies its [`FrameSelection`] keeps).
 pub struct FramesWriter {
@@ -217,6 +340,34 @@ impl FramesWriter {
         &self.path
     }
 
+    /// Writes out and syncs every row so far and returns where the table stands, for a
+    /// checkpoint ([`FramesWriter::reopen`] goes on from there). CSV only.
+    pub fn mark(&mut self) -> Result<FramesMark, OutputError> {
+        Ok(FramesMark {
+            bytes: self.out.sync(&self.path)?,
+            offered: self.offered,
+            last_written: self.last_written,
+        })
+    }
+
+    /// Reopens the CSV table at `path` as it was at `mark`, cutting off any rows written after
+    /// it, to go on with the same `selection`: the rows it then writes are those the writer
+    /// that made the mark would have written.
+    pub fn reopen(
+        path: &Path,
+        selection: FrameSelection,
+        format: TableFormat,
+        mark: &FramesMark,
+    ) -> Result<FramesWriter, OutputError> {
+        Ok(FramesWriter {
+            out: Table::reopen(path, mark.bytes, format)?,
+            path: path.to_path_buf(),
+            selection,
+            offered: mark.offered,
+            last_written: mark.last_written,
+        })
+    }
+
     /// Writes one row: time, body name and state.
     pub fn write_row(&mut self, t: f64, name: &str, s: &BodyState) -> Result<(), OutputError> {
         let map = |e| OutputError::new(&self.path, e);
@@ -263,6 +414,11 @@ impl FramesWriter {
     }
 
     fn write_now(&mut self, world: &World) -> Result<(), OutputError> {
+        self.write_rows(world)?;
+        self.out.end_frame(&self.path)
+    }
+
+    fn write_rows(&mut self, world: &World) -> Result<(), OutputError> {
         let t = world.time();
         self.last_written = Some(t);
         match self.selection.bodies.take() {
@@ -282,6 +438,11 @@ impl FramesWriter {
                 Ok(())
             }
         }
+    }
+
+    /// Hands every row written so far to the file (whole frames; see [`Self::finish`]).
+    pub fn flush(&mut self) -> Result<(), OutputError> {
+        self.out.flush(&self.path)
     }
 
     /// Flushes the buffer; call it before dropping so that errors are reported, not lost.
@@ -322,6 +483,30 @@ impl EventsWriter {
     /// Rows written so far.
     pub fn rows(&self) -> u64 {
         self.rows
+    }
+
+    /// Writes out and syncs every row so far and returns where the table stands, for a
+    /// checkpoint ([`EventsWriter::reopen`] goes on from there). CSV only.
+    pub fn mark(&mut self) -> Result<EventsMark, OutputError> {
+        Ok(EventsMark {
+            bytes: self.out.sync(&self.path)?,
+            rows: self.rows,
+        })
+    }
+
+    /// Reopens the CSV table at `path` as it was at `mark`, cutting off any rows written after
+    /// it.
+    pub fn reopen(
+        path: &Path,
+        format: TableFormat,
+        mark: &EventsMark,
+    ) -> Result<EventsWriter, OutputError> {
+        Ok(EventsWriter {
+            out: Table::reopen(path, mark.bytes, format)?,
+            path: path.to_path_buf(),
+            rows: mark.rows,
+            scratch: Vec::new(),
+        })
     }
 
     /// Writes the impulses `world` recorded since the last call ([`World::take_events`]),
@@ -376,7 +561,12 @@ impl EventsWriter {
         }
         self.rows += scratch.len() as u64;
         self.scratch = scratch;
-        Ok(())
+        self.out.end_frame(&self.path)
+    }
+
+    /// Hands every row written so far to the file (whole frames).
+    pub fn flush(&mut self) -> Result<(), OutputError> {
+        self.out.flush(&self.path)
     }
 
     /// Flushes the buffer; call it before dropping so that errors are reported, not lost.
@@ -447,6 +637,9 @@ impl BodySummary {
 pub struct Summary {
     /// The scene file.
     pub scene: String,
+    /// "running" (rewritten every few seconds while the run goes; a run killed without warning
+    /// leaves it so), "finished", "interrupted" (SIGINT or SIGTERM) or "failed".
+    pub status: String,
     /// The backend that ran: "cpu" (the host's f64 path) or "gpu".
     pub backend: String,
     /// The GPU adapter's name, backend and type; `null` on the CPU backend.
@@ -463,6 +656,9 @@ pub struct Summary {
     pub error: Option<String>,
     /// Every body (fixed ones included) at `sim_time`.
     pub bodies: Vec<BodySummary>,
+    /// The run directory's copies of the scene and its files ([`crate::run_dir`]), when kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stored_scene: Option<crate::run_dir::StoredScene>,
 }
 
 impl Summary {
@@ -479,16 +675,37 @@ impl Summary {
             .collect()
     }
 
-    /// Writes the summary as pretty-printed JSON.
+    /// Writes the summary as pretty-printed JSON, atomically: into a temporary file beside it,
+    /// synced, then renamed over it, so that a reader (or a run killed meanwhile, or a full
+    /// disk) finds the old summary or the new one, never a torn one.
     pub fn write(&self, path: &Path) -> Result<(), OutputError> {
-        let file = File::create(path).map_err(|e| OutputError::new(path, e))?;
-        let mut out = BufWriter::new(file);
-        serde_json::to_writer_pretty(&mut out, self)
-            .map_err(|e| OutputError::new(path, e.into()))?;
-        writeln!(out)
-            .and_then(|_| out.flush())
-            .map_err(|e| OutputError::new(path, e))
+        write_atomically(path, |out| {
+            serde_json::to_writer_pretty(&mut *out, self)?;
+            writeln!(out)
+        })
     }
+}
+
+/// Writes `path` through `fill` into `path` + `.tmp`, syncs it and renames it over `path`; on
+/// failure the temporary file is removed and `path` is left as it was.
+pub fn write_atomically(
+    path: &Path,
+    fill: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
+) -> Result<(), OutputError> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let written = (|| {
+        let mut out = BufWriter::new(File::create(&tmp)?);
+        fill(&mut out)?;
+        let file = out.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        OutputError::new(path, e)
+    })
 }
 
 #[cfg(test)]

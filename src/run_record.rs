@@ -49,10 +49,11 @@ pub struct RunRecord {
 }
 
 impl RunRecord {
-    /// Reads `dir/summary.json`, the scene it names and `dir/frames.csv`.
+    /// Reads `dir/summary.json`, the scene and `dir/frames.csv`.
     ///
-    /// The summary's scene path is taken as written, else relative to the run directory's
-    /// parent (a run directory moved together with its scene).
+    /// The scene is the run directory's own copy where the summary names one
+    /// (`stored_scene`, [`crate::run_dir`]); else (a run directory of an older tumble) the
+    /// summary's scene path as written, or relative to the run directory's parent.
     pub fn load(dir: &Path) -> Result<RunRecord, RunRecordError> {
         let err = |m: String| RunRecordError(m);
         let summary_path = dir.join("summary.json");
@@ -60,6 +61,12 @@ impl RunRecord {
             .map_err(|e| err(format!("{}: {e}", summary_path.display())))?;
         let summary: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| err(format!("{}: {e}", summary_path.display())))?;
+        if let Some(stored) = summary.get("stored_scene") {
+            let stored: crate::run_dir::StoredScene = serde_json::from_value(stored.clone())
+                .map_err(|e| err(format!("{}: stored_scene: {e}", summary_path.display())))?;
+            let scene = crate::run_dir::load(dir, &stored).map_err(|e| err(e.0))?;
+            return RunRecord::read(dir, scene);
+        }
         let named = summary
             .get("scene")
             .and_then(|s| s.as_str())
@@ -82,6 +89,11 @@ impl RunRecord {
             ))
         })?;
         let scene = scene::load(&scene_path).map_err(|e| err(e.message))?;
+        RunRecord::read(dir, scene)
+    }
+
+    /// The run of `scene` from `dir/frames.csv`.
+    fn read(dir: &Path, scene: Scene) -> Result<RunRecord, RunRecordError> {
         let bodies: Vec<RecordedBody> = scene
             .bodies
             .iter()

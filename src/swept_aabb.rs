@@ -7,7 +7,7 @@
 use glam::DVec3;
 
 /// An axis-aligned box.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Aabb {
     /// Lower corner.
     pub min: DVec3,

@@ -65,6 +65,7 @@ fn options() -> BatchOptions {
         shard: Shard::ALL,
         backend: Backend::Cpu,
         on_trial: None,
+        partial: None,
     }
 }
 

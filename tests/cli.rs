@@ -60,6 +60,95 @@ fn check_accepts_a_good_scene() {
 }
 
 #[test]
+fn a_run_directory_works_from_anywhere_with_its_own_scene_and_meshes() {
+    let root = temp_dir("self-contained");
+    let first = root.join("first");
+    let out = tumble(&[
+        "run",
+        "scenes/mesh-parts.toml",
+        "--duration",
+        "0.1",
+        "--backend",
+        "cpu",
+        "--out",
+        first.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(first.join("summary.json")).unwrap())
+            .unwrap();
+    let stored = &summary["stored_scene"];
+    assert_eq!(stored["file"], "scene.toml");
+    assert!(stored["original"]
+        .as_str()
+        .unwrap()
+        .ends_with("scenes/mesh-parts.toml"));
+    assert_eq!(stored["sha256"].as_str().unwrap().len(), 64);
+    let files = stored["files"].as_array().unwrap();
+    assert!(files.len() >= 2, "{files:?}");
+    for f in files {
+        assert!(first.join(f["stored"].as_str().unwrap()).is_file(), "{f}");
+    }
+    assert_eq!(
+        std::fs::read(first.join("scene.toml")).unwrap(),
+        std::fs::read("scenes/mesh-parts.toml").unwrap()
+    );
+    // Moved elsewhere and read from another working directory, it needs nothing else.
+    let moved = root.join("elsewhere/run");
+    std::fs::create_dir_all(moved.parent().unwrap()).unwrap();
+    std::fs::rename(&first, &moved).unwrap();
+    let view = Command::new(env!("CARGO_BIN_EXE_tumble"))
+        .args(["view", moved.to_str().unwrap()])
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert_eq!(view.status.code(), Some(0), "{}", text(&view.stderr));
+    assert!(moved.join("view.html").is_file());
+    let glb = root.join("run.glb");
+    let export = Command::new(env!("CARGO_BIN_EXE_tumble"))
+        .args(["export", "run", "--gltf", glb.to_str().unwrap()])
+        .current_dir(moved.parent().unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(export.status.code(), Some(0), "{}", text(&export.stderr));
+    assert!(glb.is_file());
+}
+
+#[test]
+fn check_verbose_lists_mass_properties_and_joints() {
+    let dir = temp_dir("check-verbose");
+    let path = dir.join("plank.toml");
+    // A 6 kg box of half extents a, b, c: I = m/3 (b² + c²), … about its centre.
+    std::fs::write(
+        &path,
+        "[[bodies]]\nname = \"plank\"\nshape = { type = \"box\", half_extents = [0.5, 0.25, 0.1] }\n\
+         mass = 6\nposition = [1, 2, 3]\n",
+    )
+    .unwrap();
+    let out = tumble(&["check", path.to_str().unwrap(), "--verbose"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    println!("{stdout}");
+    assert!(
+        stdout.contains(
+            "plank: mass 6 kg, centre of mass [1, 2, 3] m, principal moments [0.145, 0.52, 0.625] \
+             kg·m² about axes [1, 0, 0], [0, 1, 0], [0, 0, 1]"
+        ),
+        "{stdout}"
+    );
+    let out = tumble(&["check", "scenes/joints/double-pendulum.toml", "--verbose"]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("shoulder: hinge between the world and \"upper_rod\", anchor [0, 0, 0] m, axis [0, 1, 0]"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("elbow: hinge between \"upper_rod\" and \"lower_rod\""));
+    // Without --verbose, none of it.
+    let out = tumble(&["check", path.to_str().unwrap()]);
+    assert!(!text(&out.stdout).contains("principal moments"));
+}
+
+#[test]
 fn check_reports_initial_overlaps() {
     let dir = temp_dir("check-overlap");
     let path = dir.join("overlap.toml");

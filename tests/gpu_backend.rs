@@ -365,6 +365,10 @@ fn stages_reproduce_the_host_path_until_chaos_and_its_aggregates_after() {
 }
 
 #[test]
+#[cfg_attr(
+    tumble_no_gpu,
+    ignore = "no Vulkan driver when built: apt-get install mesa-vulkan-drivers (lavapipe), or a GPU's"
+)]
 fn gpu_stages_never_let_the_host_miss_a_collision() {
     let runs = runs();
     let Some(gpu) = &runs.gpu else {
@@ -509,6 +513,10 @@ fn adapter_found() -> bool {
 }
 
 #[test]
+#[cfg_attr(
+    tumble_no_gpu,
+    ignore = "no Vulkan driver when built: apt-get install mesa-vulkan-drivers (lavapipe), or a GPU's"
+)]
 fn cli_gpu_backend_runs_and_names_its_adapter() {
     if !adapter_found() {
         return;
@@ -546,42 +554,17 @@ fn cli_gpu_backend_without_an_adapter_exits_2() {
 }
 
 #[test]
-fn cli_auto_falls_back_to_the_cpu_without_an_adapter() {
-    let dir = temp_dir("auto-none").join("out");
+fn cli_auto_runs_the_cpu_silently_without_opening_a_device() {
+    // `auto` is the CPU until a scene is measured faster on a device: an impossible adapter
+    // filter cannot matter, and nothing from wgpu or the Vulkan loader reaches stderr.
+    let dir = temp_dir("auto").join("out");
     let out = run_small_funnel(&dir, "auto", &[("TUMBLE_ADAPTER", "no-such-adapter")]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
-    assert!(
-        stderr.contains("backend: cpu (no GPU adapter found (wgpu): "),
-        "{stderr}"
-    );
+    assert_eq!(stderr, "", "auto printed on stderr");
     let s = summary(&dir);
     assert_eq!(s["backend"], "cpu");
     assert_eq!(s["adapter"], serde_json::Value::Null);
-}
-
-#[test]
-fn cli_auto_takes_a_real_gpu_but_not_a_cpu_implementation() {
-    if !adapter_found() {
-        return;
-    }
-    let ctx = GpuContext::new().expect("adapter found just before");
-    let software = ctx.info.device_type == wgpu::DeviceType::Cpu;
-    let name = ctx.adapter_name();
-    drop(ctx);
-    let dir = temp_dir("auto").join("out");
-    let out = run_small_funnel(&dir, "auto", &[]);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
-    let s = summary(&dir);
-    if software {
-        assert_eq!(s["backend"], "cpu", "adapter {name}");
-        assert_eq!(s["adapter"], serde_json::Value::Null);
-        assert!(stderr.contains("is a CPU implementation"), "{stderr}");
-    } else {
-        assert_eq!(s["backend"], "gpu", "adapter {name}");
-        assert_eq!(s["adapter"], name.as_str());
-    }
 }
 
 #[test]

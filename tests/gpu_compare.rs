@@ -159,6 +159,10 @@ fn brute_force(boxes: &[StageAabb]) -> Vec<[u32; 2]> {
 }
 
 #[test]
+#[cfg_attr(
+    tumble_no_gpu,
+    ignore = "no Vulkan driver when built: apt-get install mesa-vulkan-drivers (lavapipe), or a GPU's"
+)]
 fn swept_aabb_matches_twin_and_contains_the_motion() {
     let Some(mut gpu) = gpu() else { return };
     for n in SIZES {
@@ -194,6 +198,10 @@ fn swept_aabb_matches_twin_and_contains_the_motion() {
 }
 
 #[test]
+#[cfg_attr(
+    tumble_no_gpu,
+    ignore = "no Vulkan driver when built: apt-get install mesa-vulkan-drivers (lavapipe), or a GPU's"
+)]
 fn broad_phase_matches_twin_and_brute_force() {
     let Some(mut gpu) = gpu() else { return };
     for n in SIZES {
@@ -212,6 +220,10 @@ fn broad_phase_matches_twin_and_brute_force() {
 }
 
 #[test]
+#[cfg_attr(
+    tumble_no_gpu,
+    ignore = "no Vulkan driver when built: apt-get install mesa-vulkan-drivers (lavapipe), or a GPU's"
+)]
 fn broad_phase_never_drops_a_pair_on_overflow() {
     let Some(mut gpu) = gpu() else { return };
     let n = 120;
@@ -242,6 +254,10 @@ fn broad_phase_never_drops_a_pair_on_overflow() {
 }
 
 #[test]
+#[cfg_attr(
+    tumble_no_gpu,
+    ignore = "no Vulkan driver when built: apt-get install mesa-vulkan-drivers (lavapipe), or a GPU's"
+)]
 fn pair_bounds_match_twin_and_stay_below_exact() {
     let Some(mut gpu) = gpu() else { return };
     for n in SIZES {
@@ -264,6 +280,10 @@ fn pair_bounds_match_twin_and_stay_below_exact() {
 /// Pairs of cuboids aimed roughly at each other: the bounds must stay below parry3d's exact
 /// cuboid–cuboid distance, now and at sampled times before the TOI bound.
 #[test]
+#[cfg_attr(
+    tumble_no_gpu,
+    ignore = "no Vulkan driver when built: apt-get install mesa-vulkan-drivers (lavapipe), or a GPU's"
+)]
 fn pair_bounds_stay_below_cuboid_distances() {
     let Some(mut gpu) = gpu() else { return };
     use rand::{Rng, SeedableRng};
@@ -346,6 +366,10 @@ fn pair_bounds_stay_below_cuboid_distances() {
 }
 
 #[test]
+#[cfg_attr(
+    tumble_no_gpu,
+    ignore = "no Vulkan driver when built: apt-get install mesa-vulkan-drivers (lavapipe), or a GPU's"
+)]
 fn frame_matches_twins() {
     let Some(mut gpu) = gpu() else { return };
     let mut cpu_stages = CpuStages::new();
@@ -367,6 +391,10 @@ fn frame_matches_twins() {
 /// 100 000 bodies: the bitonic sort runs all its global steps (2¹⁷ slots); the twin (checked
 /// against brute force at smaller sizes) is the reference.
 #[test]
+#[cfg_attr(
+    tumble_no_gpu,
+    ignore = "no Vulkan driver when built: apt-get install mesa-vulkan-drivers (lavapipe), or a GPU's"
+)]
 fn broad_phase_and_frame_match_twin_at_100k() {
     let Some(mut gpu) = gpu() else { return };
     let (bodies, params) = random_scene(100_000, 500);

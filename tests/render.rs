@@ -125,6 +125,10 @@ fn distance(a: [u8; 3], b: [u8; 3]) -> i32 {
 }
 
 #[test]
+#[cfg_attr(
+    tumble_no_gpu,
+    ignore = "no Vulkan driver when built: apt-get install mesa-vulkan-drivers (lavapipe), or a GPU's"
+)]
 fn a_falling_ball_is_drawn_where_it_projects() {
     if !adapter() {
         return;
@@ -230,6 +234,10 @@ fn a_falling_ball_is_drawn_where_it_projects() {
 }
 
 #[test]
+#[cfg_attr(
+    tumble_no_gpu,
+    ignore = "no Vulkan driver when built: apt-get install mesa-vulkan-drivers (lavapipe), or a GPU's"
+)]
 fn contact_arrows_show_the_events_impulses() {
     if !adapter() {
         return;

@@ -189,6 +189,10 @@ fn csv_without(path: &Path, drop: &str) -> Vec<Vec<String>> {
 }
 
 #[test]
+#[cfg_attr(
+    tumble_no_slurm,
+    ignore = "no sbatch on PATH when built: apt-get install slurm-wlm munge"
+)]
 fn sharded_array_job_and_merge_equal_an_unsharded_batch() {
     if !on_path("sbatch") {
         if std::env::var("CI").as_deref() == Ok("true") {

@@ -195,6 +195,10 @@ fn blue_pixels(img: &RgbaImage) -> (usize, f64, f64) {
 }
 
 #[test]
+#[cfg_attr(
+    tumble_no_chromium,
+    ignore = "no chromium on PATH when built: apt-get install chromium, or set TUMBLE_CHROMIUM"
+)]
 fn chromium_draws_the_bodies_where_they_are() {
     let Some(chromium) = chromium() else {
         return;

@@ -346,8 +346,8 @@ impl Simulation {
 #[pymethods]
 impl Simulation {
     /// A simulation of `scene` at its start. `backend`: "cpu" (the host's f64 path), "gpu" (the
-    /// WGSL stages on the adapter wgpu finds) or "auto" (a GPU that is not a CPU implementation,
-    /// else the CPU). `threads`: worker threads for this simulation (default: one per core);
+    /// WGSL stages on the adapter wgpu finds) or "auto" (the one measured faster: today the CPU,
+    /// without opening a device). `threads`: worker threads for this simulation (default: one per core);
     /// results do not depend on it.
     ///
     /// With `record_events`, every impulse is recorded for `events()`.
@@ -700,8 +700,15 @@ impl Simulation {
     fn summary_now(&self) -> Summary {
         let engine = self.engine();
         let world = engine.world();
+        // "running": stepped part of the way, as a run's summary while it goes.
+        let status = match (&self.error, world.time() >= engine.end()) {
+            (Some(_), _) => "failed",
+            (None, true) => "finished",
+            (None, false) => "running",
+        };
         Summary {
             scene: self.scene.source.clone(),
+            status: status.to_string(),
             backend: self.backend.0.clone(),
             adapter: self.backend.1.clone(),
             sim_time: world.time(),
@@ -710,6 +717,7 @@ impl Simulation {
             max_penetration: world.max_penetration(),
             error: self.error.clone(),
             bodies: Summary::bodies_of(world),
+            stored_scene: None,
         }
     }
 }
@@ -768,8 +776,19 @@ fn run<'py>(
         f.write_last(sim.engine().world()).map_err(io)?;
         f.finish().map_err(io)?;
     }
-    let summary = sim.summary_now();
+    let mut summary = sim.summary_now();
+    if outcome.is_err() {
+        summary.status = "interrupted".to_string();
+        summary.error = Some("interrupted".to_string());
+    }
     if let Some(dir) = &out {
+        // The run directory keeps the scene it ran, as `tumble run` does.
+        let file = Path::new(&scene.source);
+        let original = file.is_file().then_some(file);
+        summary.stored_scene = Some(
+            engine::run_dir::store_text(dir, scene.text.as_bytes(), original, &scene.scene)
+                .map_err(|e| PyRuntimeError::new_err(e.to_string()))?,
+        );
         summary.write(&dir.join("summary.json")).map_err(io)?;
     }
     outcome?;
@@ -849,6 +868,7 @@ fn batch<'py>(
             },
             backend: selection.backend.clone(),
             on_trial: None,
+            partial: None,
         };
         let block = py
             .allow_threads(|| match &pool {

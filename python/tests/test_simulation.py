@@ -53,7 +53,11 @@ def test_run_writes_what_the_cli_writes(scenes, tmp_path, cli):
     assert json.load(open(tmp_path / "py" / "summary.json"))["counts"] == cli_summary["counts"]
     assert summary["counts"] == cli_summary["counts"]
     assert summary["error"] is None
+    assert summary["status"] == cli_summary["status"] == "finished"
     assert set(summary) == set(cli_summary)
+    # The run directory keeps the scene it ran, as the CLI's does.
+    assert (tmp_path / "py" / "scene.toml").read_bytes() == scene.read_bytes()
+    assert summary["stored_scene"] == cli_summary["stored_scene"]
 
 
 def test_results_do_not_depend_on_the_thread_count(scenes):

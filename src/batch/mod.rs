@@ -24,6 +24,7 @@ use crate::gpu::Backend;
 use crate::scene::{BatchSpec, Scene};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Instant;
 use trial::{run_trial, TrialResult};
 
@@ -75,7 +76,14 @@ pub struct BatchOptions {
     pub backend: Backend,
     /// Called once per finished trial (a progress bar).
     pub on_trial: Option<std::sync::Arc<dyn Fn() + Send + Sync>>,
+    /// Where to keep the files of the trials finished so far while the batch goes (rewritten
+    /// every [`PARTIAL_PERIOD`] s of wall time, `"status": "running"`), so that a batch killed
+    /// meanwhile keeps them; `None`: nothing is written until [`write`].
+    pub partial: Option<PathBuf>,
 }
+
+/// How often a running batch rewrites its files (wall seconds).
+pub const PARTIAL_PERIOD: f64 = 2.0;
 
 /// A batch that could not start (an invalid `[batch]` or classified body).
 #[derive(Debug, thiserror::Error)]
@@ -104,6 +112,9 @@ pub struct BatchRun {
     pub wall_time: f64,
     /// Where the frame stages ran ("cpu", "gpu").
     pub backend_name: String,
+    /// Whether every trial of the shard is in `results` (false: the files of a batch still
+    /// running).
+    pub complete: bool,
 }
 
 /// Runs the shard's trials of `scene` on all cores (rayon's pool) and returns them in trial
@@ -128,6 +139,18 @@ pub fn run(scene: &Scene, options: &BatchOptions) -> Result<BatchRun, BatchError
     };
     let clock = Instant::now();
     let range = options.shard.range(spec.trials);
+    let view = |results: Vec<TrialResult>, complete: bool| BatchRun {
+        trials_total: spec.trials,
+        spec: spec.clone(),
+        shard: options.shard,
+        results,
+        poses: table.clone(),
+        wall_time: clock.elapsed().as_secs_f64(),
+        backend_name: options.backend.name().to_string(),
+        complete,
+    };
+    // The trials finished so far and when their files were last written.
+    let finished = Mutex::new((Vec::<TrialResult>::new(), Instant::now(), None));
     let results: Vec<TrialResult> = range
         .into_par_iter()
         .map(|trial| {
@@ -142,18 +165,26 @@ pub fn run(scene: &Scene, options: &BatchOptions) -> Result<BatchRun, BatchError
             if let Some(tick) = &options.on_trial {
                 tick();
             }
+            if let Some(dir) = &options.partial {
+                let mut guard = finished.lock().unwrap_or_else(|p| p.into_inner());
+                let (done, written, failure) = &mut *guard;
+                done.push(result.clone());
+                if failure.is_none() && written.elapsed().as_secs_f64() >= PARTIAL_PERIOD {
+                    let mut sorted = done.clone();
+                    sorted.sort_by_key(|r| r.trial);
+                    let threads = rayon::current_num_threads();
+                    *failure = report::write_all(dir, scene, &view(sorted, false), threads).err();
+                    *written = Instant::now();
+                }
+            }
             result
         })
         .collect();
-    Ok(BatchRun {
-        trials_total: spec.trials,
-        spec,
-        shard: options.shard,
-        results,
-        poses: table,
-        wall_time: clock.elapsed().as_secs_f64(),
-        backend_name: options.backend.name().to_string(),
-    })
+    // A directory that cannot be written fails the batch at its end, as it would have anyway.
+    if let (_, _, Some(e)) = finished.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    Ok(view(results, true))
 }
 
 /// Writes `trials.parquet` and `poses.parquet` beside the `trials.csv` and `poses.csv` that

@@ -14,6 +14,7 @@ use glam::DVec3;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 /// `summary.json` of a batch or a shard.
@@ -21,6 +22,10 @@ use std::path::{Path, PathBuf};
 pub struct BatchSummary {
     /// The scene file.
     pub scene: String,
+    /// "finished", or "running" while the batch goes (rewritten every few seconds with the
+    /// trials finished so far; a batch killed meanwhile leaves it so).
+    #[serde(default = "finished")]
+    pub status: String,
     /// Trials in these files.
     pub trials: u64,
     /// Trials of the whole batch.
@@ -48,6 +53,10 @@ pub struct BatchSummary {
     /// For a merge: the shard directories merged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged_from: Option<Vec<String>>,
+}
+
+fn finished() -> String {
+    "finished".to_string()
 }
 
 /// A trial that failed.
@@ -237,7 +246,14 @@ fn write_poses(dir: &Path, infos: &[PoseInfo], counts: &[u64]) -> Result<(), Bat
 fn write_summary(dir: &Path, summary: &BatchSummary) -> Result<(), BatchError> {
     let path = dir.join("summary.json");
     let text = serde_json::to_string_pretty(summary).map_err(|e| io(&path, e))?;
-    std::fs::write(&path, text + "\n").map_err(|e| io(&path, e))
+    write_atomically(&path, &(text + "\n"))
+}
+
+/// Writes a file through a temporary one and a rename: a batch killed meanwhile leaves the
+/// old file or the new one, never a torn one.
+fn write_atomically(path: &Path, text: &str) -> Result<(), BatchError> {
+    crate::output::write_atomically(path, |out| out.write_all(text.as_bytes()))
+        .map_err(|e| BatchError::Io(e.to_string()))
 }
 
 /// Writes every file of a run (see the module doc).
@@ -261,7 +277,7 @@ pub fn write_all(
         text.push('\n');
     }
     let path = dir.join("trials.csv");
-    std::fs::write(&path, text).map_err(|e| io(&path, e))?;
+    write_atomically(&path, &text)?;
     if let Some(table) = &run.poses {
         let infos = pose_infos(table);
         let mut counts = vec![0; infos.len()];
@@ -274,6 +290,7 @@ pub fn write_all(
     }
     let summary = BatchSummary {
         scene: scene.source.display().to_string(),
+        status: if run.complete { "finished" } else { "running" }.to_string(),
         trials: run.results.len() as u64,
         trials_total: run.trials_total,
         shard: (run.shard.count > 1).then_some([run.shard.index, run.shard.count]),
@@ -325,6 +342,15 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<MergeReport, BatchError> 
         let path = dir.join("summary.json");
         let s: BatchSummary = serde_json::from_str(&read(&path)?)
             .map_err(|e| io(&path, format!("not a batch summary: {e}")))?;
+        if s.status != "finished" {
+            return Err(invalid(format!(
+                "{}: the shard's batch did not finish (status \"{}\", {} of its trials written): \
+                 run it again",
+                path.display(),
+                s.status,
+                s.trials
+            )));
+        }
         summaries.push(s);
     }
     let first = summaries[0].clone();
@@ -446,6 +472,7 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<MergeReport, BatchError> 
     let wall_time: f64 = summaries.iter().map(|s| s.wall_time).sum();
     let summary = BatchSummary {
         scene: first.scene.clone(),
+        status: finished(),
         trials: first.trials_total,
         trials_total: first.trials_total,
         shard: None,

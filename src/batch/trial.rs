@@ -91,6 +91,8 @@ fn simulate(
     apply(&mut scene, spec, values)?;
     let mut world = World::new(&scene).map_err(|e| e.message)?;
     backend.install(&mut world);
+    // A budget too large for a Duration is no budget.
+    world.set_deadline(std::time::Duration::try_from_secs_f64(spec.trial_budget).ok());
     let mut sim = Simulation::from_world(world, &scene);
     let sleeps = scene.world.config.sleep_time > 0.0;
     let world = sim.world();

@@ -35,6 +35,10 @@ pub struct BatchArgs {
     /// where the GPU stages cannot pay for their transfers.
     #[arg(long, value_enum, default_value_t = BackendChoice::Cpu)]
     backend: BackendChoice,
+    /// Wall-clock seconds one trial may take before it ends as a failed trial, so that one
+    /// pathological draw cannot stall the batch [default: the scene's [batch] trial_budget, 600].
+    #[arg(long, value_name = "S")]
+    trial_budget: Option<f64>,
     /// Also write trials.parquet and poses.parquet beside trials.csv and poses.csv (which
     /// `batch merge` reads), with the same columns.
     #[arg(long, value_enum, default_value_t = FormatChoice::Csv)]
@@ -84,13 +88,26 @@ pub fn batch(args: &BatchArgs) -> Result<(), Failure> {
         .as_ref()
         .expect("clap requires SCENE without a subcommand");
     set_threads(args.threads)?;
-    let scene = scene::load(path)?;
-    if scene.batch.is_none() {
+    let mut scene = scene::load(path)?;
+    let Some(spec) = scene.batch.as_mut() else {
         return Err(Failure::invalid(format!(
             "{}: no [batch] table: tumble batch needs one (see docs/scene-format.md)",
             path.display()
         )));
+    };
+    if let Some(b) = args.trial_budget {
+        if !(b.is_finite() && b > 0.0) {
+            return Err(Failure::invalid(format!(
+                "--trial-budget must be a finite number of seconds > 0 (got {b})"
+            )));
+        }
+        spec.trial_budget = b;
     }
+    let out = args.out.clone().unwrap_or_else(|| {
+        let mut dir = default_out_dir(path);
+        dir.as_mut_os_string().push("-batch");
+        dir
+    });
     let backend = select_backend(args.backend)?;
     let shard = args.shard.unwrap_or(tumble::batch::Shard::ALL);
     let trials = args
@@ -112,14 +129,10 @@ pub fn batch(args: &BatchArgs) -> Result<(), Failure> {
         shard,
         backend,
         on_trial: Some(std::sync::Arc::new(move || tick.inc(1))),
+        partial: Some(out.clone()),
     };
     let run = tumble::batch::run(&scene, &options)?;
     bar.finish_and_clear();
-    let out = args.out.clone().unwrap_or_else(|| {
-        let mut dir = default_out_dir(path);
-        dir.as_mut_os_string().push("-batch");
-        dir
-    });
     tumble::batch::write(&out, &scene, &run, rayon::current_num_threads())?;
     if args.format == FormatChoice::Parquet {
         tumble::batch::write_parquet_twins(&out)?;

@@ -5,5 +5,8 @@ pub mod batch;
 pub mod bench;
 pub mod check;
 pub mod compare;
+pub mod interrupt;
 pub mod pictures;
+pub mod resume;
 pub mod run;
+pub mod run_args;

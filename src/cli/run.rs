@@ -1,56 +1,35 @@
 //! `tumble run`: simulate a scene, streaming frames, then the summary.
 
-use crate::{default_out_dir, select_backend, set_threads, BackendChoice, Failure, FormatChoice};
-use clap::Args;
+use crate::cli::interrupt;
+use crate::cli::resume::{self, Checkpoints};
+use crate::cli::run_args::RunArgs;
+use crate::{default_out_dir, select_backend, set_threads, Failure};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use tumble::output::{self, FramesWriter, Summary};
-use tumble::scene::{self, Scene};
-use tumble::simulation::{FrameSink, RunError, Simulation, SinkError};
+use tumble::scene::Scene;
+use tumble::simulation::{FrameSink, RunError, SinkError};
 use tumble::world::World;
 
-#[derive(Args, Debug)]
-pub struct RunArgs {
-    /// The scene file (TOML).
-    scene: PathBuf,
-    /// Output directory [default: out/<scene file stem>].
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
-    /// Simulated time in seconds, overriding the scene's [world] duration.
-    #[arg(long, value_name = "S", allow_negative_numbers = true)]
-    duration: Option<f64>,
-    /// Worker threads for the parallel stages (contact queries and sweeps, island event loops)
-    /// [default: one per core]. The results do not depend on it.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    threads: Option<u64>,
-    /// Where the data-parallel frame stages run.
-    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
-    backend: BackendChoice,
-    /// Also write DIR/events.csv: one row per impulse (collision, microcollision, resting,
-    /// re-solve) with its point, normal, impulses and normal velocities, streamed frame by frame.
-    #[arg(long)]
-    events: bool,
-    /// The format of frames and events: csv (frames.csv, events.csv) or parquet (frames.parquet,
-    /// events.parquet), with the same columns.
-    #[arg(long, value_enum, default_value_t = FormatChoice::Csv)]
-    format: FormatChoice,
-    /// Keep every K-th frame in frames.csv (the first and the last always).
-    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
-    every: u64,
-    /// Keep only these bodies in frames.csv: body names, or lattice names for all of a
-    /// lattice's bodies (NAME_0, NAME_1, ...), comma-separated.
-    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
-    record: Vec<String>,
+impl RunArgs {
+    /// The scene file given (set from the checkpoint on a resume).
+    pub(super) fn scene_path(&self) -> &Path {
+        self.scene.as_deref().unwrap_or(Path::new(""))
+    }
 }
 
-/// `tumble run`: simulate, writing frames as they are produced and the summary at the end (also
-/// after a simulation error, with the error recorded).
+/// `tumble run`: simulate, writing frames as they are produced and the summary at the start,
+/// every few seconds and at the end (also after a simulation error or an interruption, with
+/// its status and error).
 pub fn run(args: &RunArgs) -> Result<(), Failure> {
+    // With --resume, the checkpoint's scene, world and options (`cli/resume.rs`).
+    let (resumed_args, mut resumed) = resume::start(args)?.unzip();
+    let args = resumed_args.as_ref().unwrap_or(args);
     set_threads(args.threads)?;
-    let mut scene = scene::load(&args.scene)?;
+    let (mut scene, source) = resume::scene(args, &resumed)?;
     if let Some(d) = args.duration {
         if !(d.is_finite() && d >= 0.0) {
             return Err(Failure::invalid(format!(
@@ -59,7 +38,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         }
         scene.world.duration = d;
     }
-    let mut sim = Simulation::new(&scene)?;
+    let mut sim = resume::simulation(&scene, &mut resumed)?;
     // After the scene checks, so that an invalid scene fails without opening a device.
     let backend = select_backend(args.backend)?;
     backend.install(sim.world_mut());
@@ -69,8 +48,9 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let out_dir = args
         .out
         .clone()
-        .unwrap_or_else(|| default_out_dir(&args.scene));
+        .unwrap_or_else(|| default_out_dir(args.scene_path()));
     output::create_dir(&out_dir)?;
+    let stored_scene = resume::stored_scene(&out_dir, args, &scene, &resumed)?;
     let format = args.format.format();
     let ext = format.extension();
     let frames_path = out_dir.join(format!("frames.{ext}"));
@@ -100,29 +80,68 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             _ => {}
         }
     }
-    let mut events = if args.events {
+    let events = if args.events {
         sim.world_mut().record_events(true);
-        Some(output::EventsWriter::create_as(&events_path, format)?)
+        Some(resume::events_writer(&events_path, format, &resumed)?)
     } else {
         None
     };
 
-    let start = Instant::now();
-    let mut progress = FrameProgress(progress_bar(&scene));
-    let mut frames = FramesWriter::create_as(&frames_path, selection, format)?;
-    frames.write_frame(sim.world())?;
-    // Each frame: its rows, its impulses, a tick of the bar, in that order.
-    let mut sinks: Vec<&mut dyn FrameSink> = vec![&mut frames];
-    if let Some(w) = events.as_mut() {
-        sinks.push(w);
-    }
-    sinks.push(&mut progress);
-    let sim_error = match sim.run(None, &mut sinks) {
+    let time = sim.world().time();
+    let checkpoints = Checkpoints::new(
+        args,
+        &out_dir,
+        source,
+        &backend,
+        &scene,
+        &stored_scene,
+        time,
+    );
+    let meta = SummaryMeta {
+        scene: args.scene_path().display().to_string(),
+        backend: backend.name().to_string(),
+        adapter: backend.adapter(),
+        path: summary_path.clone(),
+        stored_scene,
+    };
+    // Replaces the summary of any earlier run here at once: it would not match these frames.
+    meta.write(sim.world(), 0.0, Status::Running)?;
+    interrupt::install();
+
+    let start = resume::started(&resumed);
+    let frames = resume::frames_writer(&frames_path, selection, format, &resumed, sim.world())?;
+    let mut output = RunOutput {
+        frames,
+        events,
+        progress: progress_bar(&scene),
+        meta,
+        start,
+        last_summary: Instant::now(),
+        interrupted: false,
+        checkpoints,
+    };
+    let sim_error = match sim.run(None, &mut [&mut output]) {
         Ok(_) => None,
         // An output file that cannot be written ends the run without a summary.
         Err(RunError::Sink(e)) => return Err(Failure::failed(e.to_string())),
         Err(e) => Some(e.to_string()),
     };
+    let RunOutput {
+        mut frames,
+        mut events,
+        progress,
+        meta,
+        interrupted,
+        mut checkpoints,
+        ..
+    } = output;
+    if let (Some(c), None) = (checkpoints.as_mut(), &sim_error) {
+        // At the end (or the interruption), before a thinned run's last frame: a resume that
+        // goes further appends from here.
+        let wall = start.elapsed().as_secs_f64();
+        c.write(sim.world(), &mut frames, events.as_mut(), wall)
+            .map_err(|e| Failure::failed(e.to_string()))?;
+    }
     frames.write_last(sim.world())?;
     frames.finish()?;
     let event_rows = match events {
@@ -135,22 +154,14 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         }
         None => None,
     };
-    progress.0.finish_and_clear();
+    progress.finish_and_clear();
     let wall_time = start.elapsed().as_secs_f64();
-    let world = sim.world();
-
-    let summary = Summary {
-        scene: args.scene.display().to_string(),
-        backend: backend.name().to_string(),
-        adapter: backend.adapter(),
-        sim_time: world.time(),
-        wall_time,
-        counts: world.counts().clone(),
-        max_penetration: world.max_penetration(),
-        error: sim_error.clone(),
-        bodies: Summary::bodies_of(world),
+    let status = match (&sim_error, interrupted) {
+        (Some(m), _) => Status::Failed(m.clone()),
+        (None, true) => Status::Interrupted,
+        (None, false) => Status::Finished,
     };
-    summary.write(&summary_path)?;
+    let summary = meta.write(sim.world(), wall_time, status)?;
 
     println!(
         "{}",
@@ -159,19 +170,137 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     if let Some(rows) = event_rows {
         println!("Wrote {rows} impulse events to {}.", events_path.display());
     }
-    match sim_error {
-        None => Ok(()),
-        Some(message) => Err(Failure::failed(message)),
+    if let Some(c) = &checkpoints {
+        println!("{}", c.report());
+    }
+    if args.verbose {
+        println!("{}", counters(&summary));
+    }
+    match (sim_error, interrupted) {
+        (Some(message), _) => Err(Failure::failed(message)),
+        (None, true) => Err(Failure {
+            code: 130,
+            message: format!(
+                "interrupted at t = {} s; the frames so far and summary.json are written",
+                summary.sim_time
+            ),
+        }),
+        (None, false) => Ok(()),
     }
 }
 
-/// The run's progress bar as a frame sink: one tick per frame.
-pub struct FrameProgress(ProgressBar);
+/// How often a running `tumble run` rewrites summary.json (wall seconds), so that a run killed
+/// without warning (`kill -9`, a node lost) leaves a summary at most this old.
+const SUMMARY_PERIOD: f64 = 2.0;
 
-impl FrameSink for FrameProgress {
-    fn frame(&mut self, _: &mut World) -> Result<ControlFlow<()>, SinkError> {
-        self.0.inc(1);
+/// Where a run stands, for summary.json's `status` and `error`.
+enum Status {
+    Running,
+    Finished,
+    Interrupted,
+    Failed(String),
+}
+
+/// What summary.json says besides the world's state.
+struct SummaryMeta {
+    scene: String,
+    backend: String,
+    adapter: Option<String>,
+    path: PathBuf,
+    stored_scene: tumble::run_dir::StoredScene,
+}
+
+impl SummaryMeta {
+    /// Writes summary.json (atomically) for `world` as it is now.
+    fn write(&self, world: &World, wall_time: f64, status: Status) -> Result<Summary, Failure> {
+        let (status, error) = match status {
+            Status::Running => (
+                "running",
+                Some(
+                    "incomplete: written while the run was going (a run that ends replaces it)"
+                        .to_string(),
+                ),
+            ),
+            Status::Finished => ("finished", None),
+            Status::Interrupted => ("interrupted", Some("interrupted".to_string())),
+            Status::Failed(m) => ("failed", Some(m)),
+        };
+        let summary = Summary {
+            scene: self.scene.clone(),
+            status: status.to_string(),
+            backend: self.backend.clone(),
+            adapter: self.adapter.clone(),
+            sim_time: world.time(),
+            wall_time,
+            counts: world.counts().clone(),
+            max_penetration: world.max_penetration(),
+            error,
+            bodies: Summary::bodies_of(world),
+            stored_scene: Some(self.stored_scene.clone()),
+        };
+        summary.write(&self.path)?;
+        Ok(summary)
+    }
+}
+
+/// Everything a run does at each frame's end: its rows, its impulses, a tick of the bar (in
+/// that order), summary.json every [`SUMMARY_PERIOD`], and a stop once SIGINT or SIGTERM came.
+struct RunOutput {
+    frames: FramesWriter,
+    events: Option<output::EventsWriter>,
+    progress: ProgressBar,
+    meta: SummaryMeta,
+    start: Instant,
+    last_summary: Instant,
+    interrupted: bool,
+    /// `--checkpoint-every`: after the frame's rows and impulses, so that its marks include them.
+    checkpoints: Option<Checkpoints>,
+}
+
+impl FrameSink for RunOutput {
+    fn frame(&mut self, world: &mut World) -> Result<ControlFlow<()>, SinkError> {
+        self.frames.write_frame(world)?;
+        if let Some(events) = self.events.as_mut() {
+            events.write_events(world)?;
+        }
+        self.progress.inc(1);
+        if self.last_summary.elapsed().as_secs_f64() >= SUMMARY_PERIOD {
+            // The tables first, so that the frames on disk reach at least the summary's time.
+            self.frames.flush()?;
+            if let Some(events) = self.events.as_mut() {
+                events.flush()?;
+            }
+            let wall = self.start.elapsed().as_secs_f64();
+            self.meta
+                .write(world, wall, Status::Running)
+                .map_err(|f| f.message)?;
+            self.last_summary = Instant::now();
+        }
+        if let Some(c) = self.checkpoints.as_mut() {
+            let wall = self.start.elapsed().as_secs_f64();
+            c.after_frame(world, &mut self.frames, self.events.as_mut(), wall)?;
+        }
+        if interrupt::requested() {
+            self.interrupted = true;
+            return Ok(ControlFlow::Break(()));
+        }
         Ok(ControlFlow::Continue(()))
+    }
+}
+
+/// The world's counters, one per line, for `--verbose`.
+fn counters(summary: &Summary) -> String {
+    // Through serde so that counters the world adds later are listed without touching this.
+    match serde_json::to_value(&summary.counts) {
+        Ok(serde_json::Value::Object(map)) => {
+            let width = map.keys().map(String::len).max().unwrap_or(0);
+            let lines: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("  {k:width$}  {v}"))
+                .collect();
+            format!("Counters (also in summary.json):\n{}", lines.join("\n"))
+        }
+        _ => String::from("Counters: unavailable"),
     }
 }
 
@@ -192,41 +321,38 @@ pub fn progress_bar(scene: &Scene) -> ProgressBar {
     bar
 }
 
-/// The one-paragraph report printed at the end of a run.
-pub fn result_paragraph(
+/// The short report printed at the end of a run: what ran, how fast, what it found, where the
+/// files are (the counters behind `--verbose` and in summary.json).
+fn result_paragraph(
     scene: &Scene,
     summary: &Summary,
     frames_path: &Path,
     summary_path: &Path,
 ) -> String {
     let (dynamic, fixed, kinematic) = scene.motion_counts();
-    // Through serde so that counters the world adds later are reported without touching this.
-    let counts = match serde_json::to_value(&summary.counts) {
-        Ok(serde_json::Value::Object(map)) => map
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect::<Vec<_>>()
-            .join(", "),
-        _ => String::from("unavailable"),
-    };
     let speed = if summary.wall_time > 0.0 {
-        format!(" ({:.3}x real time)", summary.sim_time / summary.wall_time)
+        format!(", {:.3}x real time", summary.sim_time / summary.wall_time)
     } else {
         String::new()
     };
-    let status = match &summary.error {
-        None => "Simulated",
-        Some(_) => "Stopped by an error after simulating",
+    let status = match summary.status.as_str() {
+        "finished" => "Simulated",
+        "interrupted" => "Interrupted after simulating",
+        _ => "Stopped by an error after simulating",
     };
+    let c = &summary.counts;
     format!(
-        "{status} {} s of {} ({} bodies: {dynamic} dynamic, {fixed} fixed, {kinematic} kinematic) \
-         on the {} backend in {:.3} s of wall time{speed}. Counts: {counts}. Max penetration {:.3e} m. \
+        "{status} {} s of {} on the {} backend in {:.3} s of wall time{speed}.\n\
+         {} bodies ({dynamic} dynamic, {fixed} fixed, {kinematic} kinematic); {} collisions, \
+         {} resting contacts; largest penetration {:.3e} m.\n\
          Wrote {} and {}.",
         summary.sim_time,
         summary.scene,
-        scene.bodies.len(),
         summary.backend,
         summary.wall_time,
+        scene.bodies.len(),
+        c.collisions + c.step_collisions,
+        c.resting_contacts,
         summary.max_penetration,
         frames_path.display(),
         summary_path.display()

@@ -82,7 +82,7 @@ use crate::narrow_phase::ContactPoint;
 use glam::DVec3;
 
 /// One resting contact point between bodies `a` and `b` at the start of a contact step.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct RestingContact {
     /// First body (the normal points from b to a).
     pub a: u32,

@@ -18,22 +18,30 @@ use super::warm_start::{warm_start, WarmStartCache};
 use super::{ContactImpulse, RestingContact, StepReport, StepSettings};
 use crate::body::Body;
 
-/// Reusable buffers for [`Solver::solve`], and the previous step's impulses.
-#[derive(Clone, Default)]
+/// Reusable buffers for [`Solver::solve`], and the previous step's impulses. A checkpoint keeps
+/// the impulses only: every buffer is cleared or rebuilt at the start of a solve before it is
+/// read (the push-out's carried push-outs too, taken afresh from the bodies).
+#[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Solver {
     /// The step's normal rows and friction patches.
+    #[serde(skip)]
     constraints: Constraints,
     /// The velocities of the step's bodies by slot.
+    #[serde(skip)]
     velocities: Velocities,
     /// The previous step's impulses.
     warm: WarmStartCache,
     /// The tree of parts the step is swept in (`split`).
+    #[serde(skip)]
     tree: Tree,
     /// The shock-propagation levels (`shock`).
+    #[serde(skip)]
     levels: ShockLevels,
     /// The push-out's carried push-outs and solve (`push_apart`).
+    #[serde(skip)]
     push: PushApart,
     /// Scratch of the prepare stage.
+    #[serde(skip)]
     prepare: PrepareScratch,
 }
 

@@ -16,7 +16,7 @@ use glam::DVec3;
 /// relative turn since the step's start (a few mrad over a 2.5 ms step) times the slide. It is
 /// only used to choose impulses: every pair keeps its conservative time-of-impact bound and is
 /// measured exactly whenever it is processed, so no collision can be missed through it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct TrackedPoint {
     /// The contact's point on a, in a's frame.
     on_a: DVec3,

@@ -11,7 +11,7 @@ use crate::body::Body;
 use glam::DVec3;
 
 /// A solved contact point of the previous step, kept to warm-start the next one.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Solved {
     a: u32,
     b: u32,
@@ -20,7 +20,7 @@ struct Solved {
 }
 
 /// A solved patch of the previous step (friction impulses), kept to warm-start the next one.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct SolvedPatch {
     a: u32,
     b: u32,
@@ -31,7 +31,7 @@ struct SolvedPatch {
 }
 
 /// The previous step's impulses, kept between steps to warm-start the next one.
-#[derive(Clone, Default)]
+#[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct WarmStartCache {
     /// Last step's contact points, sorted by pair.
     previous: Vec<Solved>,

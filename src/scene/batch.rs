@@ -24,7 +24,15 @@ pub struct BatchSpec {
     /// `record`: the bodies (indices into the scene's bodies) whose final state each trial
     /// writes to `trials.csv`, in the order given.
     pub record: Vec<usize>,
+    /// `trial_budget`: the wall-clock seconds one trial may take before it ends as a failed
+    /// trial (default [`DEFAULT_TRIAL_BUDGET`]), so that one pathological draw cannot stall a
+    /// batch. Wall time depends on the machine: a budget is a guard, not a result.
+    pub trial_budget: f64,
 }
+
+/// The default `[batch] trial_budget` (s of wall time): far beyond any trial of the bundled
+/// scenes (milliseconds to seconds), short enough that a stuck trial costs minutes, not a job.
+pub const DEFAULT_TRIAL_BUDGET: f64 = 600.0;
 
 impl Default for BatchSpec {
     fn default() -> Self {
@@ -35,6 +43,7 @@ impl Default for BatchSpec {
             until_rest: true,
             vary: Vec::new(),
             record: Vec::new(),
+            trial_budget: DEFAULT_TRIAL_BUDGET,
         }
     }
 }
@@ -183,8 +192,26 @@ pub(super) fn parse_batch(
     let Some(t) = root.sub_table("batch", "batch".to_string(), String::new())? else {
         return Ok(None);
     };
-    t.check_keys(&["trials", "seed", "classify", "until_rest", "vary", "record"])?;
+    t.check_keys(&[
+        "trials",
+        "seed",
+        "classify",
+        "until_rest",
+        "vary",
+        "record",
+        "trial_budget",
+    ])?;
     let mut spec = BatchSpec::default();
+    if let Some((b, span)) = t.positive("trial_budget")? {
+        if !b.is_finite() {
+            return Err(t.value_error(
+                &span,
+                "trial_budget",
+                &format!("must be a finite number of seconds > 0 (got {b})"),
+            ));
+        }
+        spec.trial_budget = b;
+    }
     if let Some(v) = t.get("trials") {
         let (n, span) = t.integer_value(v, "trials")?;
         spec.trials = u64::try_from(n)

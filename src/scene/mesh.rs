@@ -49,7 +49,7 @@ pub(super) fn parse_mesh(s: &Tab) -> Result<Shape, SceneError> {
             ),
         ));
     }
-    let path = s.src.dir.join(file);
+    let path = s.src.named_file(file);
     let (mesh, collision) =
         crate::mesh::load(&path, file, scale, &mode).map_err(|e| match e.key {
             MeshKey::File => s.value_error(&file_span, "file", &e.message),

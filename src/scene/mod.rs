@@ -150,6 +150,9 @@ pub struct Scene {
     pub joints: Vec<JointSpec>,
     /// `[batch]`: how `tumble batch` runs the scene's trials (ignored by `run`).
     pub batch: Option<BatchSpec>,
+    /// The files it read besides itself (meshes): each `file` value as written, and the path
+    /// it was read from. A run directory keeps copies of them ([`crate::run_dir`]).
+    pub files: Vec<(String, PathBuf)>,
 }
 
 impl Scene {
@@ -197,5 +200,15 @@ pub fn load(path: &Path) -> Result<Scene, SceneError> {
 
 /// Parses and validates scene text; `source` names it in errors.
 pub fn parse(text: &str, source: &Path) -> Result<Scene, SceneError> {
-    parse::scene(text, source)
+    parse::scene(text, source, None)
+}
+
+/// Parses a stored copy of a scene (a run directory's `scene.toml`), whose named files are
+/// read from `files` (`file` value as written → path) instead of beside `source`.
+pub fn parse_stored(
+    text: &str,
+    source: &Path,
+    files: &BTreeMap<String, PathBuf>,
+) -> Result<Scene, SceneError> {
+    parse::scene(text, source, Some(files))
 }

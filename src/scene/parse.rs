@@ -26,11 +26,17 @@ use std::path::Path;
 use toml::de::{DeTable, DeValue};
 
 /// Parses and validates scene text; `source` names it in errors (see [`super::parse()`]).
-pub(super) fn scene(text: &str, source: &Path) -> Result<Scene, SceneError> {
+pub(super) fn scene(
+    text: &str,
+    source: &Path,
+    stored: Option<&BTreeMap<String, std::path::PathBuf>>,
+) -> Result<Scene, SceneError> {
     let src = Src {
         text,
         file: source.display().to_string(),
         dir: source.parent().map(Path::to_path_buf).unwrap_or_default(),
+        stored,
+        read: Default::default(),
     };
     let doc = DeTable::parse(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
@@ -129,6 +135,7 @@ pub(super) fn scene(text: &str, source: &Path) -> Result<Scene, SceneError> {
         bodies,
         joints,
         batch,
+        files: src.read.take(),
     })
 }
 

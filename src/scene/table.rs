@@ -17,9 +17,27 @@ pub(super) struct Src<'a> {
     pub(super) file: String,
     /// The scene file's folder: files the scene names (meshes) are relative to it.
     pub(super) dir: std::path::PathBuf,
+    /// Where a stored copy of the scene keeps the files it names (a run directory's
+    /// `meshes/`): `file` value as written → path; `None`: relative to `dir`.
+    pub(super) stored: Option<&'a std::collections::BTreeMap<String, std::path::PathBuf>>,
+    /// The files the scene read: `file` value as written, and the path read.
+    pub(super) read: std::cell::RefCell<Vec<(String, std::path::PathBuf)>>,
 }
 
 impl Src<'_> {
+    /// The path of a file the scene names (a mesh), recorded among the files it read.
+    pub(super) fn named_file(&self, file: &str) -> std::path::PathBuf {
+        let path = match self.stored.and_then(|m| m.get(file)) {
+            Some(p) => p.clone(),
+            None => self.dir.join(file),
+        };
+        let mut read = self.read.borrow_mut();
+        if !read.iter().any(|(f, _)| f == file) {
+            read.push((file.to_string(), path.clone()));
+        }
+        path
+    }
+
     /// 1-based line and column (in characters) of a byte offset.
     pub(super) fn line_col(&self, offset: usize) -> (usize, usize) {
         let mut offset = offset.min(self.text.len());

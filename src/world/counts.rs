@@ -15,7 +15,7 @@ pub struct DeepestOverlap {
 }
 
 /// Event and work counters (summary.json `counts`).
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Counts {
     /// Contact impulses from the full integration of eq. 9.
     pub collisions: u64,
@@ -266,6 +266,14 @@ pub enum SimError {
         /// What it exceeded, with the bound.
         what: String,
     },
+    /// The wall-clock budget given with [`super::World::set_deadline`] ran out.
+    #[error("over its budget of {seconds} s of wall time at t = {time} s")]
+    OverBudget {
+        /// The budget (s of wall time).
+        seconds: f64,
+        /// Simulated time reached (s).
+        time: f64,
+    },
     /// `method = "lcp"`: a step's LCP had no solution Lemke's method could find.
     #[error("the LCP of the step at t = {time} s: {message}")]
     Lcp {
@@ -277,7 +285,7 @@ pub enum SimError {
 }
 
 /// Wall time spent in each part of the frame loop (s), summed over all frames.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StageTimes {
     /// Contact steps: finding resting contacts and solving them as constraints.
     pub contact_step: f64,
@@ -301,7 +309,10 @@ pub struct StageTimes {
 /// A pair's geometry query that failed ([`SimError::Geometry`]), kept in the stores where it
 /// happened until the frame loop can return it: the queries answer a number, and the pair is
 /// then treated as apart (+∞, no points) so that the step reaches a point where it can stop.
-#[derive(Clone, Debug)]
+///
+/// Saved with a checkpoint like the rest of the stores: one noted by the contact step a frame's
+/// end prepares is returned by the next frame.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct GeometryFailure {
     pub(super) a: String,
     pub(super) b: String,

@@ -6,7 +6,7 @@ use super::World;
 use glam::DVec3;
 
 /// What applied an impulse.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum EventKind {
     /// A collision: Mirtich & Canny §4's integration of the impulse (eq. 9), alone or as a
     /// row of a simultaneous impact set.
@@ -36,7 +36,7 @@ impl EventKind {
 }
 
 /// One impulse at one contact point: `+jn·n + jt` acts on body `a`, the opposite on `b`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ImpulseEvent {
     /// Simulated time (s).
     pub t: f64,

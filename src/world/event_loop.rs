@@ -31,6 +31,9 @@ impl Stores {
         let _inside = crate::event_loop_allocations::InsideEventLoop::enter();
         while let Some(ev) = self.pairs.heap.pop_before(t1) {
             self.stats.counts.heap_pops += 1;
+            if self.stats.counts.heap_pops.is_multiple_of(4096) {
+                self.check_deadline()?;
+            }
             let (a, b) = (ev.a as usize, ev.b as usize);
             if self.bodies[a].version != ev.version_a || self.bodies[b].version != ev.version_b {
                 self.stats.counts.stale_pops += 1;
@@ -97,6 +100,18 @@ impl Stores {
         }
         self.clock.time = t1;
         Ok(())
+    }
+
+    /// [`SimError::OverBudget`] once the wall-clock deadline has passed
+    /// ([`super::World::set_deadline`]).
+    pub(super) fn check_deadline(&self) -> Result<(), SimError> {
+        match self.settings.deadline {
+            Some((at, seconds)) if std::time::Instant::now() > at => Err(SimError::OverBudget {
+                seconds,
+                time: self.clock.time,
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// The error of body `i` found not finite at `t`.

@@ -65,8 +65,9 @@ pub(super) struct IslandScratch {
     groups: Vec<Group>,
     /// The stores of each group, with their own buffers.
     islands: Vec<Island>,
-    /// Steps left before the next plan (see `PLAN_RETRY`).
-    skip: u32,
+    /// Steps left before the next plan (see `PLAN_RETRY`). The only buffer here that carries
+    /// over from one step to the next (a checkpoint keeps it): the rest is refilled per step.
+    pub(super) skip: u32,
 }
 
 /// The bodies and pairs of one group of islands.

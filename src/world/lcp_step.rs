@@ -41,6 +41,7 @@ impl World {
             Stepper::Events => 0,
         };
         while self.stores.clock.time < t1 {
+            self.stores.check_deadline()?;
             // A step begins on its grid time (within rounding of it): eq. 5's velocities.
             if self.stores.clock.time >= begun as f64 * h - 1e-9 * h {
                 self.stores.lcp_velocities(h, &mut self.scratch.points)?;

@@ -42,6 +42,7 @@ mod pair_bound;
 #[cfg(feature = "parallelism-probe")]
 mod parallelism_probe;
 pub mod resolution;
+mod saved_state;
 mod set_state;
 mod settings;
 mod sleep;
@@ -54,6 +55,7 @@ mod tests;
 pub use crate::body::BodyState;
 pub use counts::{Counts, DeepestOverlap, SimError, StageTimes};
 pub use event_log::{EventKind, ImpulseEvent};
+pub use saved_state::{StateError, WorldState, WorldStateRef};
 pub use settings::{ContactPush, JammedIslands, Method, RestingContactMode, WorldConfig};
 
 use crate::body::{Body, Motion};
@@ -121,7 +123,7 @@ struct Scratch {
 
 /// The time-stepping method a world's frames run, picked when the world is built: Mirtich &
 /// Canny's events ([`World::step`]) or Stewart & Trinkle's implicit steps ([`lcp_step`]).
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 enum Stepper {
     #[default]
     Events,
@@ -196,6 +198,7 @@ impl World {
         self.stores.clock.last_until = until;
         let (t1, steps) = self.frame_steps(t0, until);
         for k in 1..=steps {
+            self.stores.check_deadline()?;
             let s0 = self.stores.clock.time;
             let s1 = Self::step_end(t0, t1, steps, k);
             self.step(s0, s1)?;
@@ -502,6 +505,14 @@ impl World {
             resolution::max_speed(s.epsilon, end),
             resolution::max_spin(s.frame_period),
         );
+    }
+
+    /// A wall-clock budget from now (`None`: none, the default): a frame still going when it
+    /// runs out stops with [`SimError::OverBudget`], checked at every step and every few
+    /// thousand events. For batch trials, so that one pathological draw cannot stall a batch.
+    pub fn set_deadline(&mut self, budget: Option<std::time::Duration>) {
+        self.stores.settings.deadline =
+            budget.map(|b| (std::time::Instant::now() + b, b.as_secs_f64()));
     }
 
     /// Whether a step's event loop may run on threads, one group of islands each (default: on;

@@ -27,15 +27,22 @@ use glam::DVec3;
 use rustc_hash::FxHashMap;
 
 /// What an event loop runs over: the world's stores, or an island's subset of them.
-#[derive(Default)]
+///
+/// A checkpoint ([`super::saved_state`]) writes them all but the bodies (of which it keeps
+/// what changes, [`crate::body::BodyHot`]), the settings and the joints, which the scene makes
+/// again as they were.
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct Stores {
+    #[serde(skip)]
     pub(super) bodies: Vec<Body>,
     /// What the scene fixed for the whole run (cloned into island stores).
+    #[serde(skip)]
     pub(super) settings: Settings,
     pub(super) clock: Clock,
     /// Which pair is measured when: heap, kept bounds, last axes, swept boxes and their grid.
     pub(super) pairs: Pairs,
     /// The joints and their articulations ([`crate::joints`]).
+    #[serde(skip)]
     pub(super) joints: Joints,
     /// Resting contact as constraints: contact step, held pairs, clusters, impact sets.
     pub(super) contacts: Contacts,
@@ -45,7 +52,7 @@ pub(super) struct Stores {
 }
 
 /// The jammed-island switch rule's state, per body (see `world/jam.rs`).
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct Jams {
     /// Each body's `activity` when the rule last read it.
     pub(super) seen: Vec<u32>,
@@ -61,14 +68,16 @@ pub(super) struct Jams {
     /// How far each body of a jammed island can move over the present contact step (m; 0 for
     /// the others), by which its pairs' contacts reach ahead (speculative contacts).
     pub(super) reach: Vec<f64>,
-    /// Union–find parents of the islands (scratch).
+    /// Union–find parents of the islands (scratch, refilled before use: not saved).
+    #[serde(skip)]
     pub(super) parent: Vec<u32>,
     /// Per island root: bodies, smoothed activity, whether it was jammed, its calm (scratch).
+    #[serde(skip)]
     pub(super) tally: Vec<(u32, f64, bool, u8)>,
 }
 
 /// The world's clock.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct Clock {
     /// The world time: every body is there between steps (s).
     pub(super) time: f64,
@@ -88,7 +97,7 @@ pub(super) struct Clock {
 }
 
 /// The pairs: which pair is measured when.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct Pairs {
     /// Each pair's conservative lower bound on its time of impact in the present step.
     pub(super) heap: EventHeap,
@@ -104,25 +113,29 @@ pub(super) struct Pairs {
     pub(super) escaped: bool,
     /// Tests only: watches that every popped pair gets a new bound.
     #[cfg(test)]
+    #[serde(skip)]
     pub(super) watch: Option<BoundWatch>,
 }
 
 /// The bounds kept across steps and the pairs' last separating axes.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct BoundStore {
     /// Bounds that fell beyond the current step's end, kept per pair for the next steps: a
     /// bound stays valid while both bodies keep the versions it was computed with (their
     /// trajectories are unchanged), so a pair the step left alone is not bounded afresh.
+    #[serde(with = "crate::sorted_map")]
     pub(super) later: FxHashMap<(u32, u32), PairEvent>,
     /// The previous step's `later`, consumed while seeding the next step.
+    #[serde(with = "crate::sorted_map")]
     pub(super) earlier: FxHashMap<(u32, u32), PairEvent>,
     /// Per pair (a < b), the normal of its last proximity query: a separating axis to bound
     /// the pair from when one of its bodies changes velocity (see [`Stores::push_bound`]).
+    #[serde(with = "crate::sorted_map")]
     pub(super) last_axis: FxHashMap<(u32, u32), DVec3>,
 }
 
 /// The contact step's state.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct ContactStep {
     /// The present step's resting contacts, in pair order.
     pub(super) contacts: Vec<RestingContact>,
@@ -136,10 +149,11 @@ pub(super) struct ContactStep {
 }
 
 /// The pairs the present contact step holds, and the previous step's.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct HeldPairs {
     /// Pairs (a < b) whose contacts the current contact step holds, each with the range of
     /// its tracked points in `points` (empty for a pair that came to rest mid-step).
+    #[serde(with = "crate::sorted_map")]
     pub(super) pairs: FxHashMap<(u32, u32), (u32, u32)>,
     /// The held pairs' contact points within `RESTING_MARGIN`·ε_c at the contact step's start,
     /// tracked on their bodies (see [`TrackedPoint`]).
@@ -147,11 +161,13 @@ pub(super) struct HeldPairs {
     /// The previous contact step's `pairs` and `points`: a pair held then whose points moved
     /// little since they were measured takes its contacts from them (see
     /// `contact_step::REUSED_SLIDE`).
+    #[serde(with = "crate::sorted_map")]
     pub(super) previous_pairs: FxHashMap<(u32, u32), (u32, u32)>,
     pub(super) previous_points: Vec<TrackedPoint>,
     /// The held pairs of each body (this step).
     pub(super) by_body: Vec<Vec<(u32, u32)>>,
     /// Mid-step re-solves per held pair (this step).
+    #[serde(with = "crate::sorted_map")]
     pub(super) resolves: FxHashMap<(u32, u32), u32>,
 }
 
@@ -166,7 +182,7 @@ impl HeldPairs {
 
 /// The local re-solves' state kept across events: their solver (its impulses warm-start the
 /// next re-solve) and which bodies the present ring has listed.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct Cluster {
     /// Solver of the local re-solves.
     pub(super) solver: Solver,
@@ -177,7 +193,7 @@ pub(super) struct Cluster {
 
 /// Resting contact as constraints: the contact step, the pairs it holds, and the local
 /// re-solves and impact sets of the event loop.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct Contacts {
     pub(super) step: ContactStep,
     pub(super) held: HeldPairs,
@@ -185,7 +201,7 @@ pub(super) struct Contacts {
 }
 
 /// What the run reports.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct RunStats {
     pub(super) counts: Counts,
     /// Largest penetration depth seen at any event or frame (m, >= 0).

@@ -1,0 +1,67 @@
+//! Finds, when the crate is built, which system facilities the test suite needs are present,
+//! and sets `tumble_no_gpu`, `tumble_no_slurm` and `tumble_no_chromium` for those that are not:
+//! the tests that need them are then reported as ignored with the package to install, never as
+//! passed. With `CI=true` nothing is set: CI installs them all, and a missing one must fail.
+
+use std::path::{Path, PathBuf};
+
+fn main() {
+    for var in [
+        "CI",
+        "PATH",
+        "VK_ICD_FILENAMES",
+        "VK_DRIVER_FILES",
+        "TUMBLE_CHROMIUM",
+    ] {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
+    for cfg in ["tumble_no_gpu", "tumble_no_slurm", "tumble_no_chromium"] {
+        println!("cargo:rustc-check-cfg=cfg({cfg})");
+    }
+    if std::env::var("CI").as_deref() == Ok("true") {
+        return;
+    }
+    if !vulkan_driver() {
+        println!("cargo:rustc-cfg=tumble_no_gpu");
+    }
+    if !on_path(&["sbatch"]) {
+        println!("cargo:rustc-cfg=tumble_no_slurm");
+    }
+    if std::env::var_os("TUMBLE_CHROMIUM").is_none() && !on_path(&["chromium", "chromium-browser"])
+    {
+        println!("cargo:rustc-cfg=tumble_no_chromium");
+    }
+}
+
+/// A Vulkan driver manifest (an ICD), which is what wgpu needs for an adapter on Linux: a real
+/// GPU's or Mesa's lavapipe.
+fn vulkan_driver() -> bool {
+    if std::env::var_os("VK_ICD_FILENAMES").is_some()
+        || std::env::var_os("VK_DRIVER_FILES").is_some()
+    {
+        return true;
+    }
+    let mut dirs: Vec<PathBuf> = ["/usr/share", "/usr/local/share", "/etc"]
+        .iter()
+        .map(|d| Path::new(d).join("vulkan/icd.d"))
+        .collect();
+    if let Some(data) = std::env::var_os("XDG_DATA_DIRS") {
+        dirs.extend(std::env::split_paths(&data).map(|d| d.join("vulkan/icd.d")));
+    }
+    let mut found = false;
+    for dir in dirs.iter().filter(|d| d.is_dir()) {
+        // Rebuilt when a driver is installed or removed.
+        println!("cargo:rerun-if-changed={}", dir.display());
+        found |= std::fs::read_dir(dir).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.path().extension().is_some_and(|x| x == "json"))
+        });
+    }
+    found || cfg!(not(target_os = "linux"))
+}
+
+fn on_path(names: &[&str]) -> bool {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path).any(|d| names.iter().any(|n| d.join(n).is_file()))
+}
