@@ -168,9 +168,9 @@ pub struct Body {
     pub activity: u32,
     /// In an island the switch rule steps as a whole over the present contact step.
     pub jammed: bool,
-    /// The stall guard's count (`world/event_loop.rs`): when this body's present instant began
-    /// (s) and the events it took part in since, within that instant.
-    pub instant: (f64, u32),
+    /// The stall guard's counts (`world/event_loop.rs`), one per window: when the body's present
+    /// window began (s) and the events it took part in since, within it.
+    pub instant: [(f64, u32); 2],
 }
 
 /// A push-out carried over one contact step: see [`Body::add_push`] and [`Body::end_push`].
@@ -528,7 +528,7 @@ pub struct BodyHot {
     supported_at: f64,
     push: Push,
     activity: u32,
-    instant: (f64, u32),
+    instant: [(f64, u32); 2],
 }
 
 impl Body {
@@ -537,17 +537,21 @@ impl Body {
         self.activity = self.activity.wrapping_add(1);
     }
 
-    /// Counts an event of this body at `t` for the stall guard: in its present instant if `t`
-    /// is within `window` of the instant's start, else as the first of a new one. Returns the
-    /// events of the instant so far.
-    pub fn count_at_instant(&mut self, t: f64, window: f64) -> u32 {
-        let (start, events) = self.instant;
-        self.instant = if t - start <= window {
-            (start, events.saturating_add(1))
-        } else {
-            (t, 1)
-        };
-        self.instant.1
+    /// Counts an event of this body at `t` for the stall guard, in each of its two windows: in
+    /// the present one if `t` is within `windows[k]` of its start, else as the first of a new
+    /// one. Returns the events of each window so far.
+    pub fn count_at_instant(&mut self, t: f64, windows: [f64; 2]) -> [u32; 2] {
+        let mut counts = [0; 2];
+        for (k, window) in windows.into_iter().enumerate() {
+            let (start, events) = self.instant[k];
+            self.instant[k] = if t - start <= window {
+                (start, events.saturating_add(1))
+            } else {
+                (t, 1)
+            };
+            counts[k] = self.instant[k].1;
+        }
+        counts
     }
 
     /// Snapshot of the state the event loop changes.

@@ -218,8 +218,11 @@ pub(super) fn warm_start(
                 pt *= limit / pt.length();
             }
             let tw_limit = patch.friction * twist_share * load.twist_moment();
+            // `max`/`min`, not `clamp`: the same for a limit ≥ 0, and a NaN limit (a state gone
+            // non-finite, reported at the step's end) must not panic.
+            #[allow(clippy::manual_clamp)]
             let tw = if patch.twist_inv > 0.0 {
-                (old.twist * scale).clamp(-tw_limit, tw_limit)
+                (old.twist * scale).max(-tw_limit).min(tw_limit)
             } else {
                 0.0
             };

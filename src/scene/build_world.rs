@@ -164,7 +164,7 @@ impl World {
                 path,
                 activity: 0,
                 jammed: false,
-                instant: (f64::NEG_INFINITY, 0),
+                instant: [(f64::NEG_INFINITY, 0); 2],
             };
             if let Some(path) = &body.path {
                 let s = path.state_at(0.0);

@@ -25,6 +25,18 @@ use glam::{DQuat, DVec3};
 /// allows a relative rounding of 1e-9 (`World::frame_steps`). The bundled scenes take at most 16.
 pub const MAX_STEPS_PER_FRAME: f64 = 1e5;
 
+/// Most frames times bodies a run may take: every frame costs every body its bookkeeping (its
+/// advance, the broad phase, a row of frames.csv of about 100 bytes), so 1e9 is 100 GB of frames
+/// and minutes of work at the least. The bundled scenes reach 3e6 (funnel-10k: 300 frames of
+/// 10 005 bodies). A fuzz mutant of funnel-4000 with frame_period = 1e-6 asked for 2.4e10.
+pub const MAX_BODY_FRAMES: f64 = 1e9;
+
+/// Most a friction coefficient may be: measured coefficients stay below about 3 (silicone
+/// rubber), and a contact with μ = 100 sticks under any push a hundred times its load; beyond,
+/// nothing changes but that μ times an impulse overflows (μ = 1e300 made NaN impulses that the
+/// contact solver's clamp panicked on). The bundled scenes use at most 0.9.
+pub const MAX_FRICTION: f64 = 100.0;
+
 /// Most ε_c may exceed the smallest dynamic body's bounding radius: ε_c is the width of the band
 /// in which a pair counts as touching, and a band wider than a body makes bodies a body's size
 /// apart a contact. The bundled scenes reach 0.05.
@@ -155,17 +167,44 @@ pub(super) fn check_world(w: &WorldSettings) -> Result<(), (Vec<&'static str>, S
     Ok(())
 }
 
+/// The frames of a run of `w.duration` times its `bodies` against [`MAX_BODY_FRAMES`]: the keys
+/// that set it and why not.
+pub(super) fn check_frames(
+    w: &WorldSettings,
+    bodies: usize,
+) -> Result<(), (Vec<&'static str>, String)> {
+    let frames = (w.duration / w.config.frame_period).ceil();
+    let work = frames * bodies as f64;
+    if work > MAX_BODY_FRAMES {
+        return Err((
+            vec!["frame_period", "duration"],
+            format!(
+                "= {} s makes {} frames of {bodies} bodies in {} s: {} body-frames, more than \
+                 {MAX_BODY_FRAMES:e} (each costs its body's bookkeeping and a row of frames.csv, \
+                 about 100 bytes); lengthen frame_period or shorten the duration",
+                short_number(w.config.frame_period),
+                short_number(frames),
+                short_number(w.duration),
+                short_number(work)
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The same check for a built world, its errors located by the scene file (the keys' lines are
 /// not known here: `World::new` is also given scenes built in code, and durations from the
 /// command line).
 pub(super) fn check_world_of(scene: &Scene) -> Result<(), SceneError> {
-    check_world(&scene.world).map_err(|(keys, why)| {
-        SceneError::new(format!(
-            "{}: [world] {} {why}",
-            scene.source.display(),
-            keys[0]
-        ))
-    })
+    check_world(&scene.world)
+        .and_then(|()| check_frames(&scene.world, scene.bodies.len()))
+        .map_err(|(keys, why)| {
+            SceneError::new(format!(
+                "{}: [world] {} {why}",
+                scene.source.display(),
+                keys[0]
+            ))
+        })
 }
 
 /// What a body may not exceed, from the world's settings.

@@ -112,6 +112,15 @@ pub(super) fn scene(
         }
     }
 
+    if let Err((keys, why)) = super::limits::check_frames(&world, bodies.len()) {
+        // Blamed on [world]'s frame period or duration where the file gives one, else on the
+        // table (or the top of the file).
+        let located = root.sub_table("world", "world".to_string(), String::new())?;
+        let t = located.as_ref().unwrap_or(&root);
+        let blamed = keys.iter().find_map(|k| t.get(k));
+        let span = blamed.map_or(t.span.clone(), |v| v.span());
+        return Err(t.value_error(&span, keys[0], &why));
+    }
     let batch = parse_batch(&root, &bodies, &materials)?;
     let joints = parse_joints(&root, &bodies)?;
     if world.config.method == Method::Lcp && !joints.is_empty() {
@@ -302,10 +311,21 @@ fn check_restitution(t: &Tab, span: &Span, key: &str, e: f64) -> Result<(), Scen
 }
 
 fn check_friction(t: &Tab, span: &Span, key: &str, f: f64) -> Result<(), SceneError> {
-    if f >= 0.0 {
-        Ok(())
-    } else {
+    use super::limits::{short_number, MAX_FRICTION};
+    if f < 0.0 {
         Err(t.value_error(span, key, &format!("must be >= 0 (got {f})")))
+    } else if f > MAX_FRICTION {
+        Err(t.value_error(
+            span,
+            key,
+            &format!(
+                "must be at most {MAX_FRICTION} (got {}): a contact that rough never slides \
+                 anyway, and the friction impulses it allows overflow f64",
+                short_number(f)
+            ),
+        ))
+    } else {
+        Ok(())
     }
 }
 

@@ -85,7 +85,9 @@ impl Stores {
                 Some((t_hi, g_hi)) => {
                     let s = lo + (t_hi - lo) * g_lo / (g_lo - g_hi);
                     let width = t_hi - lo;
-                    s.clamp(lo + 0.05 * width, t_hi - 0.05 * width)
+                    // Not `clamp`, which panics on a NaN end (a state gone non-finite).
+                    #[allow(clippy::manual_clamp)]
+                    s.max(lo + 0.05 * width).min(t_hi - 0.05 * width)
                 }
             };
             if trial <= lo {

@@ -213,18 +213,20 @@ pub enum SimError {
         /// Simulated time (s).
         time: f64,
     },
-    /// The stall guard: a body took part in more events at one instant than its budget, the
-    /// contacts never parting and the simulated time no longer advancing (see
-    /// `world/event_loop.rs`).
+    /// The stall guard: a body took part in more events within a window of simulated time (one
+    /// instant, 1 ns, or 1 ms) than its budget, the contacts never parting and the simulated
+    /// time no longer advancing, or crawling (see `world/event_loop.rs`).
     #[error(
         "bodies \"{a}\" and \"{b}\" are jammed at t = {time} s: \"{a}\" took part in {events} \
-         events within 1 ns without the simulated time advancing (the budget is {budget} per body \
-         per instant; docs/design.md, The stall guard): {}",
+         events within {window:e} s, the simulated time {} (the budget is {budget} per body in \
+         {window:e} s; docs/design.md, The stall guard): {}",
+        if *window < 1e-6 { "no longer advancing" } else { "crawling" },
         if *crush {
             "a kinematic body presses bodies against each other or against a fixed body, which \
              no impulse can resolve"
         } else {
-            "the impulses between them do not part them (a Zeno sequence of impacts)"
+            "the impulses between them do not part them (a Zeno sequence of impacts, or bodies \
+             deep inside each other)"
         }
     )]
     Jammed {
@@ -233,9 +235,10 @@ pub enum SimError {
         b: String,
         /// Simulated time (s).
         time: f64,
-        /// The body's events at that instant, and the most it may take.
+        /// The body's events in the window, the most it may take, and the window (s).
         events: u64,
         budget: u32,
+        window: f64,
         /// Whether the world has a kinematic body (a crush, the likely cause).
         crush: bool,
     },

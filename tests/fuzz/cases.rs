@@ -487,3 +487,46 @@ fn m7_a_lattice_name_of_100_000_characters_is_refused_at_once() {
     );
     assert!(message.len() < 400, "{message}");
 }
+
+#[test]
+fn m8_a_link_sunk_into_its_chain_stops_at_the_stall_guards_millisecond() {
+    let scene = case("M8-chain-long-link-crawls.toml");
+    let dir = scratch("m8");
+    assert_eq!(check(&scene, &dir).code, Some(0));
+    let ended = run(&scene, &dir);
+    assert_eq!(ended.code, Some(1), "{}", ended.stderr);
+    // Each of its 50 000 events is a deep EPA query: seconds, not the minute it crawled before.
+    assert!(ended.wall < Duration::from_secs(30), "{:?}", ended.wall);
+    for w in ["\"link_2\"", "50001 events within 1e-3 s", "crawling"] {
+        assert!(
+            ended.stderr.contains(w),
+            "expected {w:?} in {}",
+            ended.stderr
+        );
+    }
+    let summary = std::fs::read_to_string(dir.join("out/summary.json")).unwrap();
+    assert!(summary.contains("jammed"), "{summary}");
+}
+
+#[test]
+fn m9_a_friction_of_1e300_is_refused_where_it_is_written() {
+    refused_at(
+        "M9-feeder-friction-1e300.toml",
+        32,
+        Some(12),
+        &[
+            "materials.default",
+            "friction must be at most 100 (got 1e300)",
+        ],
+    );
+}
+
+#[test]
+fn m10_a_frame_period_of_1e_6_s_on_4005_bodies_is_refused() {
+    refused_at(
+        "M10-funnel-4000-frame-1e-6.toml",
+        9,
+        Some(16),
+        &["frame_period = 1e-6 s", "2.403e10 body-frames"],
+    );
+}
