@@ -186,7 +186,8 @@ impl World {
             let b = &scene.bodies[i];
             format!("\"{}\" ({})", b.name, b.origin)
         };
-        let overlaps = world.initial_overlaps().map_err(|(a, b, why)| {
+        // Ten are named; an eleventh says there are more.
+        let overlaps = world.initial_overlaps(11).map_err(|(a, b, why)| {
             SceneError::new(format!(
                 "{}: the contact geometry of bodies {} and {} at t = 0 could not be computed: \
                  {why} (a shape too large, too thin or too far out for f64 geometry)",
@@ -204,10 +205,14 @@ impl World {
             .take(10)
             .map(|&(a, b, depth)| format!("{} and {} overlap by {depth:.3e} m", named(a), named(b)))
             .collect();
+        let count = if n > 10 {
+            "more than 10 pairs".to_string()
+        } else {
+            format!("{n} pair(s)")
+        };
         Err(SceneError::new(format!(
-            "{}: {} pair(s) of bodies overlap at t = 0: {}{}",
+            "{}: {count} of bodies overlap at t = 0: {}{}",
             scene.bodies[a0].origin,
-            n,
             listed.join("; "),
             if n > 10 { "; …" } else { "" }
         )))

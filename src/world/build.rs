@@ -44,12 +44,15 @@ impl World {
         }
     }
 
-    /// The pairs of bodies that overlap at t = 0, in the broad phase's order: their indices
-    /// (a, b) and the depth (m, > 0); or the first pair whose query the geometry library failed
-    /// on, with its message. The measuring leaves the run's counters at zero.
+    /// The first `most` pairs of bodies that overlap at t = 0, in the broad phase's order: their
+    /// indices (a, b) and the depth (m, > 0); or the first pair whose query the geometry library
+    /// failed on, with its message. It stops at `most`: a scene of 10 000 bodies all overlapping
+    /// would otherwise measure 3 million pairs (70 s). The measuring leaves the run's counters at
+    /// zero.
     #[allow(clippy::type_complexity)]
     pub(crate) fn initial_overlaps(
         &mut self,
+        most: usize,
     ) -> Result<Vec<(usize, usize, f64)>, (usize, usize, String)> {
         let stores = &mut self.stores;
         let pairs = stores.collect_pairs(0.0);
@@ -61,6 +64,9 @@ impl World {
             }
             if d < -1e-9 {
                 overlaps.push((a, b, -d));
+                if overlaps.len() == most {
+                    break;
+                }
             }
         }
         stores.stats.counts = Counts::default();

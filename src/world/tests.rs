@@ -631,7 +631,7 @@ position = [0.0, 0.0, 0.5]
     world.stores.bodies[0].collider = crate::narrow_phase::Collider::new(&huge, frame).unwrap();
     world.stores.bodies[1].position = DVec3::ZERO;
     world.stores.bodies[1].refresh_bounds();
-    let (a, b, message) = world.initial_overlaps().unwrap_err();
+    let (a, b, message) = world.initial_overlaps(11).unwrap_err();
     assert_eq!((a, b), (0, 1));
     assert!(message.contains("index out of bounds"), "{message}");
     match world.step_frame(0.02) {
