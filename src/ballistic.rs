@@ -19,6 +19,12 @@ use glam::{DQuat, DVec3};
 /// O(θ⁵): 0.02 rad keeps the relative error of a full turn near 1e-9.
 const MAX_STEP_ANGLE: f64 = 0.02;
 
+/// Most RK4 sub-steps of one advance: a body within the scene's spin bound
+/// ([`crate::world::resolution::MAX_TURN_PER_FRAME`]) needs at most 5e5 over a frame. A body an
+/// impulse spun beyond it is integrated coarsely up to the next check, which stops the run,
+/// rather than for ever (an infinite spin would ask for `usize::MAX` sub-steps).
+const MAX_STEPS: f64 = 1_048_576.0;
+
 /// For principal moments of which exactly two are equal to 1e-12 relative (an axisymmetric
 /// body): the body-frame symmetry axis, the equal (transverse) moment and the axial one.
 pub fn symmetric_axis(inertia: DVec3) -> Option<(DVec3, f64, f64)> {
@@ -81,9 +87,13 @@ pub fn advance_rotation(q: DQuat, omega: DVec3, inertia: DVec3, dt: f64) -> (DQu
         .normalize();
         return (q, q * ((q.inverse() * l_world) / inertia));
     }
+    // Not `clamp`: a NaN spin takes one step, as it always has (its state is reported as not
+    // finite at the step's end).
+    #[allow(clippy::manual_clamp)]
     let steps = ((omega.length() * dt.abs()) / MAX_STEP_ANGLE)
         .ceil()
-        .max(1.0) as usize;
+        .max(1.0)
+        .min(MAX_STEPS) as usize;
     let h = dt / steps as f64;
     let mut q = q;
     let mut wb = q.inverse() * omega;

@@ -168,6 +168,9 @@ pub struct Body {
     pub activity: u32,
     /// In an island the switch rule steps as a whole over the present contact step.
     pub jammed: bool,
+    /// The stall guard's count (`world/event_loop.rs`): when this body's present instant began
+    /// (s) and the events it took part in since, within that instant.
+    pub instant: (f64, u32),
 }
 
 /// A push-out carried over one contact step: see [`Body::add_push`] and [`Body::end_push`].
@@ -525,12 +528,26 @@ pub struct BodyHot {
     supported_at: f64,
     push: Push,
     activity: u32,
+    instant: (f64, u32),
 }
 
 impl Body {
     /// Counts one more collision or local re-solve this body took part in (`activity`).
     pub fn count_event(&mut self) {
         self.activity = self.activity.wrapping_add(1);
+    }
+
+    /// Counts an event of this body at `t` for the stall guard: in its present instant if `t`
+    /// is within `window` of the instant's start, else as the first of a new one. Returns the
+    /// events of the instant so far.
+    pub fn count_at_instant(&mut self, t: f64, window: f64) -> u32 {
+        let (start, events) = self.instant;
+        self.instant = if t - start <= window {
+            (start, events.saturating_add(1))
+        } else {
+            (t, 1)
+        };
+        self.instant.1
     }
 
     /// Snapshot of the state the event loop changes.
@@ -548,6 +565,7 @@ impl Body {
             supported_at: self.supported_at,
             push: self.push,
             activity: self.activity,
+            instant: self.instant,
         }
     }
 
@@ -566,8 +584,10 @@ impl Body {
             supported_at,
             push,
             activity,
+            instant,
         } = *hot;
         self.activity = activity;
+        self.instant = instant;
         self.spin = spin;
         self.push = push;
         self.time = time;

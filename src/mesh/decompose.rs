@@ -61,8 +61,8 @@ pub(super) fn decompose(
         let vhacd = VHACD::decompose(&settings, &mesh.vertices, &mesh.triangles, true);
         vhacd.compute_exact_convex_hulls(&mesh.vertices, &mesh.triangles)
     };
-    let hulls = std::panic::catch_unwind(run).map_err(|_| {
-        "the convex decomposition failed inside V-HACD (try another resolution)".to_string()
+    let hulls = crate::geometry_guard::guarded(run).map_err(|e| {
+        format!("the convex decomposition failed inside V-HACD: {e} (try another resolution)")
     })?;
     let pieces: Vec<Vec<DVec3>> = hulls
         .into_iter()

@@ -14,7 +14,9 @@ mod read;
 
 pub use decompose::DecomposeParams;
 
+use crate::geometry_guard::guarded;
 use glam::DVec3;
+pub use read::MAX_MESH_FILE_BYTES;
 use read::{read_file, ReadError};
 use rustc_hash::FxHashMap;
 use std::path::Path;
@@ -117,11 +119,17 @@ pub fn load(
             ReadError::Invalid(why) => why,
         })
     })?;
-    let mesh = build(raw.positions, &raw.triangles, scale, shown).map_err(file_error)?;
-    let collision = collision(&mesh, mode).map_err(|(key, what)| MeshError {
-        key,
-        message: format!("\"{shown}\": {what}"),
-    })?;
+    // The welding, hulls and decomposition run parry, which panics on some degenerate input.
+    let mesh = guarded(|| build(raw.positions, &raw.triangles, scale, shown))
+        .map_err(&file_error)?
+        .map_err(&file_error)?;
+    let collision = guarded(|| collision(&mesh, mode))
+        .map_err(|e| (MeshKey::File, e))
+        .and_then(|c| c)
+        .map_err(|(key, what)| MeshError {
+            key,
+            message: format!("\"{shown}\": {what}"),
+        })?;
     Ok((Arc::new(mesh), collision))
 }
 

@@ -21,7 +21,14 @@ pub(super) enum ReadError {
     Invalid(String),
 }
 
-/// Reads `path` by its extension (case-insensitive): `.stl` or `.obj`.
+/// The largest mesh file read (bytes): 256 MiB, an STL of 5 million triangles (binary) or about
+/// a million (ASCII), far more than a collision mesh needs (the hull or decomposition of a
+/// million triangles takes minutes). A path to `/dev/zero` or a huge file is refused, not read
+/// until the memory runs out.
+pub const MAX_MESH_FILE_BYTES: u64 = 256 << 20;
+
+/// Reads `path` by its extension (case-insensitive): `.stl` or `.obj`. Only a regular file (or
+/// a link to one) is opened: a FIFO would block the reading for ever and a device never end.
 pub(super) fn read_file(path: &Path) -> Result<RawMesh, ReadError> {
     let ext = path
         .extension()
@@ -30,11 +37,44 @@ pub(super) fn read_file(path: &Path) -> Result<RawMesh, ReadError> {
     if ext != "stl" && ext != "obj" {
         return Err(ReadError::UnknownFormat(ext));
     }
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(ReadError::NotFound),
         Err(e) => return Err(ReadError::Invalid(format!("cannot read it: {e}"))),
     };
+    if !meta.is_file() {
+        let kind = if meta.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file (a device, a FIFO or a socket)"
+        };
+        return Err(ReadError::Invalid(format!(
+            "cannot read it: it is {kind}, not a mesh file"
+        )));
+    }
+    if meta.len() > MAX_MESH_FILE_BYTES {
+        return Err(ReadError::Invalid(format!(
+            "is {} bytes, more than the {MAX_MESH_FILE_BYTES} bytes (256 MiB) a mesh file may \
+             have",
+            meta.len()
+        )));
+    }
+    let mut bytes = Vec::new();
+    // Read through a limit too: the file may have grown since its size was read.
+    let read = std::fs::File::open(path).and_then(|f| {
+        use std::io::Read;
+        f.take(MAX_MESH_FILE_BYTES + 1).read_to_end(&mut bytes)
+    });
+    match read {
+        Ok(n) if n as u64 > MAX_MESH_FILE_BYTES => {
+            return Err(ReadError::Invalid(format!(
+                "grew past the {MAX_MESH_FILE_BYTES} bytes (256 MiB) a mesh file may have"
+            )))
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(ReadError::NotFound),
+        Err(e) => return Err(ReadError::Invalid(format!("cannot read it: {e}"))),
+    }
     if ext == "stl" {
         read_stl_bytes(bytes)
     } else {

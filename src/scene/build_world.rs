@@ -5,8 +5,10 @@
 //! The world itself is built from what this makes ([`World::from_bodies`]): the engine knows
 //! nothing of scene files, so this constructor of the world lives with the file format.
 
+use super::limits;
 use super::{BodySpec, InertiaSpec, MassSpec, Scene, SceneError};
 use crate::body::{bound_vertices, Body, Motion};
+use crate::geometry_guard::guarded;
 use crate::joints::{JointDef, Joints};
 use crate::mass_properties::{
     compound_mass_properties, mass_properties, principal_axes, MassProperties, PartMass,
@@ -47,9 +49,7 @@ fn body_mass_properties(spec: &BodySpec) -> Result<(f64, DVec3, DMat3), crate::s
 
 /// An error of one body, named by where it was defined and its name.
 fn body_error(body: &BodySpec, msg: impl std::fmt::Display) -> SceneError {
-    SceneError {
-        message: format!("{}: body \"{}\": {}", body.origin, body.name, msg),
-    }
+    SceneError::new(format!("{}: body \"{}\": {}", body.origin, body.name, msg))
 }
 
 impl World {
@@ -69,8 +69,9 @@ impl World {
             // Body frame: centre of mass and principal axes for dynamic bodies; the shape frame
             // itself for fixed and kinematic ones (a kinematic body spins about its own origin).
             let (com, axes, inv_mass, inertia) = if spec.motion == Motion::Dynamic {
-                let (mass, com, tensor) =
-                    body_mass_properties(spec).map_err(|e| body_error(spec, e))?;
+                let (mass, com, tensor) = guarded(|| body_mass_properties(spec))
+                    .map_err(|e| body_error(spec, e))?
+                    .map_err(|e| body_error(spec, e))?;
                 let (moments, axes) = match spec.inertia {
                     // Moments along the axes of the shape's own tensor.
                     Some(InertiaSpec::Principal(given)) => (given, principal_axes(tensor).1),
@@ -97,8 +98,9 @@ impl World {
                 position: axes.inverse() * -com,
                 orientation: axes.inverse(),
             };
-            let collider =
-                Collider::new(&spec.shape, shape_to_body).map_err(|e| body_error(spec, e))?;
+            let collider = guarded(|| Collider::new(&spec.shape, shape_to_body))
+                .map_err(|e| body_error(spec, e))?
+                .map_err(|e| body_error(spec, e))?;
             let q_user = spec.orientation.normalize();
             let offset = q_user * com;
             let path = match &spec.path {
@@ -162,6 +164,7 @@ impl World {
                 path,
                 activity: 0,
                 jammed: false,
+                instant: (f64::NEG_INFINITY, 0),
             };
             if let Some(path) = &body.path {
                 let s = path.state_at(0.0);
@@ -172,32 +175,41 @@ impl World {
             body.refresh_bounds();
             bodies.push(body);
         }
+        limits::check_world_of(scene)?;
+        limits::check_bodies(scene, &bodies, |i, why| body_error(&scene.bodies[i], why))?;
         let joints: Vec<JointDef> = scene.joints.iter().map(JointDef::from).collect();
         let joints = Joints::new(&joints, &bodies);
         let mut world = World::from_bodies(bodies, joints, &scene.world.config, materials);
-        let overlaps = world.initial_overlaps();
-        if overlaps.is_empty() {
+        world.set_run_end(scene.world.duration);
+        // A body is named with the line that defined it.
+        let named = |i: usize| {
+            let b = &scene.bodies[i];
+            format!("\"{}\" ({})", b.name, b.origin)
+        };
+        let overlaps = world.initial_overlaps().map_err(|(a, b, why)| {
+            SceneError::new(format!(
+                "{}: the contact geometry of bodies {} and {} at t = 0 could not be computed: \
+                 {why} (a shape too large, too thin or too far out for f64 geometry)",
+                scene.bodies[a].origin,
+                named(a),
+                named(b)
+            ))
+        })?;
+        let Some(&(a0, _, _)) = overlaps.first() else {
             return Ok(world);
-        }
+        };
         let n = overlaps.len();
-        let named: Vec<String> = overlaps
+        let listed: Vec<String> = overlaps
             .iter()
             .take(10)
-            .map(|&(a, b, depth)| {
-                format!(
-                    "\"{}\" and \"{}\" overlap by {:.3e} m",
-                    scene.bodies[a].name, scene.bodies[b].name, depth
-                )
-            })
+            .map(|&(a, b, depth)| format!("{} and {} overlap by {depth:.3e} m", named(a), named(b)))
             .collect();
-        Err(SceneError {
-            message: format!(
-                "{}: {} pair(s) of bodies overlap at t = 0: {}{}",
-                scene.source.display(),
-                n,
-                named.join("; "),
-                if n > 10 { "; …" } else { "" }
-            ),
-        })
+        Err(SceneError::new(format!(
+            "{}: {} pair(s) of bodies overlap at t = 0: {}{}",
+            scene.bodies[a0].origin,
+            n,
+            listed.join("; "),
+            if n > 10 { "; …" } else { "" }
+        )))
     }
 }

@@ -2,6 +2,7 @@
 //! grid and turned by a seeded, reproducible random rotation each.
 
 use super::bodies::{parse_common, read_name, BodyCtx, COMMON_KEYS};
+use super::limits::max_bodies;
 use super::table::{fmt_vec, Span, Tab};
 use super::{BodySpec, SceneError};
 use glam::{DQuat, DVec3};
@@ -9,15 +10,34 @@ use rand_chacha::rand_core::{RngCore, SeedableRng};
 use toml::de::DeValue;
 use toml::Spanned;
 
-/// The most bodies one scene may generate: far beyond what tumble can simulate, but small enough
-/// that a typo (`count = [1000000, 1000000, 1]`) is an error instead of an allocation failure.
-pub const MAX_GENERATED_BODIES: u64 = 10_000_000;
+/// The bodies a lattice entry declares (its `count`'s product, saturating), if its count is three
+/// integers: read before any lattice is generated, so that the scene's body limit is checked on
+/// the whole scene first (the entry's own errors are reported when it is read).
+pub(super) fn declared_count(item: &Spanned<DeValue>) -> Option<u64> {
+    let DeValue::Table(table) = item.get_ref() else {
+        return None;
+    };
+    let DeValue::Array(count) = table.get("count")?.get_ref() else {
+        return None;
+    };
+    count.iter().try_fold(1u64, |n, v| match v.get_ref() {
+        DeValue::Integer(i) => {
+            let k = i64::from_str_radix(i.as_str(), i.radix()).ok()?;
+            Some(n.saturating_mul(u64::try_from(k).ok()?))
+        }
+        _ => None,
+    })
+}
 
+/// Reads lattice entry `index` and generates its bodies, in a scene whose other entries (its
+/// `[[bodies]]` and other lattices) declare `others` bodies: the whole scene must stay within
+/// [`max_bodies`], checked before anything is generated.
 pub(super) fn parse_lattice<'s, 't, 'i>(
     root: &Tab<'s, 't, 'i>,
     ctx: &BodyCtx,
     index: usize,
     item: &'t Spanned<DeValue<'i>>,
+    others: u64,
 ) -> Result<(Vec<BodySpec>, Span, String), SceneError> {
     let src = root.src;
     let mut t = root.element_table(item, format!("lattices[{index}]"))?;
@@ -52,15 +72,20 @@ pub(super) fn parse_lattice<'s, 't, 'i>(
         }
         count[k] = n as u64;
     }
+    let limit = max_bodies();
     let total = count[0]
         .checked_mul(count[1])
         .and_then(|n| n.checked_mul(count[2]))
-        .filter(|&n| n <= MAX_GENERATED_BODIES)
+        .filter(|&n| n.saturating_add(others) <= limit)
         .ok_or_else(|| {
             t.value_error(
                 &count_value.span(),
                 "count",
-                &format!("generates more than {MAX_GENERATED_BODIES} bodies"),
+                &format!(
+                    "generates more than the {limit} bodies a scene may have with the {others} \
+                     of its other entries ({})",
+                    super::limits::BODY_LIMIT_REASON
+                ),
             )
         })?;
 

@@ -21,10 +21,12 @@ mod build_world;
 mod inertia;
 mod joints;
 mod lattice;
+pub mod limits;
 mod mesh;
 mod parse;
 mod path;
 mod shape;
+pub mod shorten;
 mod table;
 
 pub use crate::body::Motion;
@@ -37,7 +39,7 @@ pub use crate::mass_properties::PartMass;
 pub use crate::world::{ContactPush, JammedIslands, Method, RestingContactMode};
 pub use batch::{BatchSpec, Distribution, ScalarKey, StateVector, Vary, VaryKey, VaryTarget};
 pub use joints::{JointEnd, JointSpec};
-pub use lattice::{random_rotation, MAX_GENERATED_BODIES};
+pub use lattice::random_rotation;
 
 use crate::material::{Material, MaterialError, MaterialPair, MaterialTable};
 use crate::shape::Shape;
@@ -156,11 +158,8 @@ pub struct Scene {
 impl Scene {
     /// The scene's materials and pair overrides as a lookup table for the collision response.
     pub fn material_table(&self) -> Result<MaterialTable, SceneError> {
-        MaterialTable::new(&self.materials, &self.material_pairs).map_err(|e: MaterialError| {
-            SceneError {
-                message: format!("{}: {e}", self.source.display()),
-            }
-        })
+        MaterialTable::new(&self.materials, &self.material_pairs)
+            .map_err(|e: MaterialError| SceneError::new(format!("{}: {e}", self.source.display())))
     }
 
     /// How many bodies have each motion: (dynamic, fixed, kinematic).
@@ -182,11 +181,20 @@ pub struct SceneError {
     pub message: String,
 }
 
+impl SceneError {
+    /// An error with `message`, its long quoted values and long numbers shortened
+    /// ([`shorten::shorten_values`]): a message must stay readable whatever the file holds.
+    pub fn new(message: impl Into<String>) -> SceneError {
+        SceneError {
+            message: shorten::shorten_values(&message.into()),
+        }
+    }
+}
+
 /// Reads and validates a scene file.
 pub fn load(path: &Path) -> Result<Scene, SceneError> {
-    let text = std::fs::read_to_string(path).map_err(|e| SceneError {
-        message: format!("{}: cannot read scene file: {e}", path.display()),
-    })?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| SceneError::new(format!("{}: cannot read scene file: {e}", path.display())))?;
     parse(&text, path)
 }
 

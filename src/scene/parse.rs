@@ -14,7 +14,7 @@
 use super::batch::parse_batch;
 use super::bodies::{parse_body, BodyCtx};
 use super::joints::parse_joints;
-use super::lattice::parse_lattice;
+use super::lattice::{declared_count, parse_lattice};
 use super::table::{Span, Src, Tab};
 use super::{
     BodySpec, ContactPush, JammedIslands, Method, RestingContactMode, Scene, SceneError,
@@ -88,15 +88,24 @@ pub(super) fn scene(
         Ok(())
     };
 
+    let mut count: u64 = 0;
     if let Some((items, _)) = root.array_of_tables("bodies")? {
         for (index, item) in items.iter().enumerate() {
             let (body, name_span, who) = parse_body(&root, &ctx, index, item)?;
             add(body, &name_span, &who)?;
+            count += 1;
         }
     }
     if let Some((items, _)) = root.array_of_tables("lattices")? {
+        // The body limit counts the whole scene: each lattice is checked with all the others.
+        let declared: Vec<u64> = items
+            .iter()
+            .map(|i| declared_count(i).unwrap_or(0))
+            .collect();
+        let all = declared.iter().fold(count, |n, &k| n.saturating_add(k));
         for (index, item) in items.iter().enumerate() {
-            let (generated, name_span, who) = parse_lattice(&root, &ctx, index, item)?;
+            let others = all - declared[index];
+            let (generated, name_span, who) = parse_lattice(&root, &ctx, index, item, others)?;
             for body in generated {
                 add(body, &name_span, &who)?;
             }
@@ -234,6 +243,13 @@ fn parse_world(root: &Tab) -> Result<WorldSettings, SceneError> {
     // At least 3 directions span the tangent plane positively (Stewart & Trinkle eq. 3).
     if let Some(n) = t.count_in("friction_directions", 3, 64)? {
         w.config.friction_directions = n;
+    }
+    if let Err((keys, why)) = super::limits::check_world(&w) {
+        // Blamed on the first of the keys at fault that the file gives (the step, else the
+        // duration that makes it too short, …).
+        let blamed = keys.iter().find_map(|k| t.get(k));
+        let span = blamed.map_or(t.span.clone(), |v| v.span());
+        return Err(t.value_error(&span, keys[0], &why));
     }
     Ok(w)
 }

@@ -59,9 +59,7 @@ impl Src<'_> {
 
     /// An error located at `span`.
     pub(super) fn error(&self, span: &Span, message: &str) -> SceneError {
-        SceneError {
-            message: format!("{}: {message}", self.loc(span)),
-        }
+        SceneError::new(format!("{}: {message}", self.loc(span)))
     }
 }
 

@@ -138,7 +138,10 @@ impl Stores {
         self.bodies[a].advance_to(t, gravity);
         self.bodies[b].advance_to(t, gravity);
         self.stats.counts.distance_queries += 1;
-        body_proximity(&self.bodies[a], &self.bodies[b], 2.0 * margin, points)
+        match body_proximity(&self.bodies[a], &self.bodies[b], 2.0 * margin, points) {
+            Ok(d) => d,
+            Err(failure) => self.note_geometry_failure(failure),
+        }
     }
 
     /// The conservative time from `t` before pair (a, b), at distance `d`, can touch (the same

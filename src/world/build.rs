@@ -45,18 +45,25 @@ impl World {
     }
 
     /// The pairs of bodies that overlap at t = 0, in the broad phase's order: their indices
-    /// (a, b) and the depth (m, > 0). The measuring leaves the run's counters at zero.
-    pub(crate) fn initial_overlaps(&mut self) -> Vec<(usize, usize, f64)> {
+    /// (a, b) and the depth (m, > 0); or the first pair whose query the geometry library failed
+    /// on, with its message. The measuring leaves the run's counters at zero.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn initial_overlaps(
+        &mut self,
+    ) -> Result<Vec<(usize, usize, f64)>, (usize, usize, String)> {
         let stores = &mut self.stores;
         let pairs = stores.collect_pairs(0.0);
         let mut overlaps = Vec::new();
         for (a, b) in pairs {
             let d = stores.measure(a, b, &mut self.scratch.points);
+            if let Some(failure) = stores.stats.geometry_failure.take() {
+                return Err((a, b, failure.message));
+            }
             if d < -1e-9 {
                 overlaps.push((a, b, -d));
             }
         }
         stores.stats.counts = Counts::default();
-        overlaps
+        Ok(overlaps)
     }
 }

@@ -2,6 +2,7 @@
 //! frictional impulses, microcollisions, several points at once) and the re-bounding of every
 //! pair whose bodies an impulse changed.
 
+use super::counts::GeometryFailure;
 use super::stores::Stores;
 use super::RestingContactMode;
 use super::Scratch;
@@ -11,6 +12,7 @@ use crate::collision_impulse::{
     collision_frame, collision_impulse, collision_matrix, ContactLaw, ImpulseKind,
 };
 use crate::event_heap::BoundKind;
+use crate::geometry_guard::guarded;
 use crate::narrow_phase::{proximity, ContactPoint};
 use glam::{DMat3, DVec3};
 
@@ -24,9 +26,20 @@ pub(super) fn normal_speed(bodies: &[Body], a: usize, b: usize, p: &ContactPoint
     u.dot(p.normal)
 }
 
-/// Proximity of two bodies at their current poses ([`proximity`] on their colliders).
-pub(super) fn body_proximity(a: &Body, b: &Body, margin: f64, out: &mut Vec<ContactPoint>) -> f64 {
-    proximity(&a.collider, &a.pose(), &b.collider, &b.pose(), margin, out)
+/// Proximity of two bodies at their current poses ([`proximity`] on their colliders), or the
+/// failure of the geometry library on them (`out` then empty).
+pub(super) fn body_proximity(
+    a: &Body,
+    b: &Body,
+    margin: f64,
+    out: &mut Vec<ContactPoint>,
+) -> Result<f64, GeometryFailure> {
+    guarded(|| proximity(&a.collider, &a.pose(), &b.collider, &b.pose(), margin, out)).map_err(
+        |message| {
+            out.clear();
+            GeometryFailure::new(a, b, message)
+        },
+    )
 }
 
 /// The buffers of a re-bounding after an impulse ([`Stores::rebound_after_change`]).
@@ -455,10 +468,28 @@ impl Stores {
         margin: f64,
         points: &mut Vec<ContactPoint>,
     ) -> f64 {
-        let d = body_proximity(&self.bodies[a], &self.bodies[b], margin, points);
+        let d = match body_proximity(&self.bodies[a], &self.bodies[b], margin, points) {
+            Ok(d) => d,
+            Err(failure) => return self.note_geometry_failure(failure),
+        };
         let normal = points.first().map(|p| p.normal);
         self.note_measured(a, b, d, normal);
         d
+    }
+
+    /// Keeps the first geometry failure until the frame loop returns it; the pair reads as apart
+    /// (+∞) meanwhile.
+    pub(super) fn note_geometry_failure(&mut self, failure: GeometryFailure) -> f64 {
+        self.stats.geometry_failure.get_or_insert(failure);
+        f64::INFINITY
+    }
+
+    /// The geometry failure noted since the last call, as the step's error.
+    pub(super) fn take_geometry_failure(&mut self) -> Result<(), SimError> {
+        match self.stats.geometry_failure.take() {
+            None => Ok(()),
+            Some(failure) => Err(failure.into_error()),
+        }
     }
 
     /// The bookkeeping of one proximity query of pair (a, b) that found distance `d` and, if

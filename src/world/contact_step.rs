@@ -5,6 +5,7 @@
 
 use super::collide::body_proximity;
 use super::contact_band::{RESTING_MARGIN, RESTING_TARGET};
+use super::counts::GeometryFailure;
 use super::pair_bound::axis_gap;
 use super::stores::Stores;
 use super::EventKind;
@@ -127,7 +128,11 @@ impl Stores {
         // The proximity queries are independent: run them on all cores, each chunk into its
         // own flat list, and read the results back in pair order (so the step is the same on
         // any number of threads).
-        let measured = self.measure_pairs(pairs, margin);
+        let failed = std::sync::Mutex::new(None);
+        let measured = self.measure_pairs(pairs, margin, &failed);
+        if let Some((_, failure)) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            self.note_geometry_failure(failure);
+        }
         for (chunk, (meta, points)) in pairs.chunks(MEASURE_CHUNK).zip(&measured) {
             for (&(a, b), &(d, from, to, reused)) in chunk.iter().zip(meta) {
                 if from == usize::MAX {
@@ -274,10 +279,14 @@ impl Stores {
     /// less that slide, 1.75 ε_c, too far to be a resting contact of this step (and every pair
     /// stays bounded and measured exactly by the event loop whatever the step holds).
     #[allow(clippy::type_complexity)]
+    ///
+    /// A query the geometry library fails reads as apart; the failure of the lowest such pair
+    /// goes into `failed` (the lowest, so that it does not depend on the threads' order).
     pub(super) fn measure_pairs(
         &self,
         pairs: &[(usize, usize)],
         margin: f64,
+        failed: &std::sync::Mutex<Option<((usize, usize), GeometryFailure)>>,
     ) -> Vec<(Vec<(f64, usize, usize, u32)>, Vec<ContactPoint>)> {
         let reach = &self.jams.reach;
         let reach_ahead = |a: usize, b: usize| reach_of(reach, a) + reach_of(reach, b);
@@ -323,7 +332,16 @@ impl Stores {
                         meta.push((d, from, points.len(), first));
                         continue;
                     }
-                    let d = body_proximity(&bodies[a], &bodies[b], margin, &mut out);
+                    let d = match body_proximity(&bodies[a], &bodies[b], margin, &mut out) {
+                        Ok(d) => d,
+                        Err(failure) => {
+                            let mut first = failed.lock().unwrap_or_else(|e| e.into_inner());
+                            if first.as_ref().is_none_or(|(pair, _)| (a, b) < *pair) {
+                                *first = Some(((a, b), failure));
+                            }
+                            f64::INFINITY
+                        }
+                    };
                     points.extend_from_slice(&out);
                     meta.push((d, from, points.len(), u32::MAX));
                 }

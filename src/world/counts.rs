@@ -213,22 +213,58 @@ pub enum SimError {
         /// Simulated time (s).
         time: f64,
     },
-    /// Events kept coming at one instant without the contacts parting, in a world with a
-    /// kinematic body: it presses bodies against each other or against a fixed body, a crush
-    /// that impulses cannot resolve (infinite mass on both sides).
+    /// The stall guard: a body took part in more events at one instant than its budget, the
+    /// contacts never parting and the simulated time no longer advancing (see
+    /// `world/event_loop.rs`).
     #[error(
-        "bodies \"{a}\" and \"{b}\" are jammed at t = {time} s: {events} events at one instant \
-         without the contacts parting (a kinematic body presses bodies against each other or \
-         against a fixed body, which no impulse can resolve)"
+        "bodies \"{a}\" and \"{b}\" are jammed at t = {time} s: \"{a}\" took part in {events} \
+         events within 1 ns without the simulated time advancing (the budget is {budget} per body \
+         per instant; docs/design.md, The stall guard): {}",
+        if *crush {
+            "a kinematic body presses bodies against each other or against a fixed body, which \
+             no impulse can resolve"
+        } else {
+            "the impulses between them do not part them (a Zeno sequence of impacts)"
+        }
     )]
     Jammed {
-        /// The last pair's bodies.
+        /// The body past its budget, and the other body of its last event.
         a: String,
         b: String,
         /// Simulated time (s).
         time: f64,
-        /// Events at that instant.
+        /// The body's events at that instant, and the most it may take.
         events: u64,
+        budget: u32,
+        /// Whether the world has a kinematic body (a crush, the likely cause).
+        crush: bool,
+    },
+    /// A geometry query of a pair failed inside the geometry library (parry panicked on a shape
+    /// it could not handle); caught by [`crate::geometry_guard`].
+    #[error(
+        "the contact geometry of bodies \"{a}\" and \"{b}\" at t = {time} s could not be \
+         computed: {message} (a shape too large, too thin or too far from the origin for f64 \
+         geometry; see the sanity bounds in docs/scene-format.md)"
+    )]
+    Geometry {
+        /// The pair's bodies.
+        a: String,
+        b: String,
+        /// Simulated time (s).
+        time: f64,
+        /// What the library said.
+        message: String,
+    },
+    /// A dynamic body moved faster or spun faster than the engine resolves (see
+    /// `world/resolution.rs`), after an impulse that the scene's bounds could not foresee.
+    #[error("body \"{body}\" at t = {time} s {what}; the run stops rather than lose it")]
+    OutOfRange {
+        /// The body's name.
+        body: String,
+        /// Simulated time (s).
+        time: f64,
+        /// What it exceeded, with the bound.
+        what: String,
     },
     /// The wall-clock budget given with [`super::World::set_deadline`] ran out.
     #[error("over its budget of {seconds} s of wall time at t = {time} s")]
@@ -268,4 +304,37 @@ pub struct StageTimes {
     /// The jammed islands' switch rule and collision rounds (beside `contact_step`, which
     /// solves their contacts with the rest).
     pub stepped_islands: f64,
+}
+
+/// A pair's geometry query that failed ([`SimError::Geometry`]), kept in the stores where it
+/// happened until the frame loop can return it: the queries answer a number, and the pair is
+/// then treated as apart (+∞, no points) so that the step reaches a point where it can stop.
+#[derive(Clone, Debug)]
+pub(super) struct GeometryFailure {
+    pub(super) a: String,
+    pub(super) b: String,
+    pub(super) time: f64,
+    pub(super) message: String,
+}
+
+impl GeometryFailure {
+    /// The failure of the query of bodies `a` and `b` (both at their own time) with `message`.
+    pub(super) fn new(a: &crate::body::Body, b: &crate::body::Body, message: String) -> Self {
+        GeometryFailure {
+            a: a.name.clone(),
+            b: b.name.clone(),
+            time: a.time,
+            message,
+        }
+    }
+
+    /// As the step's error.
+    pub(super) fn into_error(self) -> SimError {
+        SimError::Geometry {
+            a: self.a,
+            b: self.b,
+            time: self.time,
+            message: self.message,
+        }
+    }
 }

@@ -12,7 +12,7 @@ use super::stores::Stores;
 use super::{EventKind, SimError, Stepper, World};
 use crate::ballistic;
 use crate::lcp::{apply_contact_impulses, LcpContact};
-use crate::narrow_phase::{proximity, ContactPoint};
+use crate::narrow_phase::ContactPoint;
 use glam::DVec3;
 use rustc_hash::FxHashSet;
 
@@ -45,6 +45,7 @@ impl World {
             // A step begins on its grid time (within rounding of it): eq. 5's velocities.
             if self.stores.clock.time >= begun as f64 * h - 1e-9 * h {
                 self.stores.lcp_velocities(h, &mut self.scratch.points)?;
+                self.stores.take_geometry_failure()?;
                 begun += 1;
                 self.stepper = Stepper::Lcp { steps_begun: begun };
             }
@@ -178,14 +179,13 @@ impl Stores {
                 x.velocity.length() + x.angular_velocity.length() * x.bounding_radius
             };
             let margin = self.settings.epsilon + h * (reach(ba) + reach(bb));
-            let d = proximity(
-                &ba.collider,
-                &ba.pose(),
-                &bb.collider,
-                &bb.pose(),
-                margin,
-                points,
-            );
+            let d = match super::collide::body_proximity(ba, bb, margin, points) {
+                Ok(d) => d,
+                Err(failure) => {
+                    self.note_geometry_failure(failure);
+                    continue;
+                }
+            };
             self.stats.counts.distance_queries += 1;
             if d > margin {
                 continue;

@@ -41,6 +41,7 @@ mod lcp_step;
 mod pair_bound;
 #[cfg(feature = "parallelism-probe")]
 mod parallelism_probe;
+pub mod resolution;
 mod saved_state;
 mod set_state;
 mod settings;
@@ -322,6 +323,7 @@ impl World {
             self.start_step(t0, t1);
         }
         self.stores.clock.frame_end = t1;
+        self.stores.take_geometry_failure()?;
         let clock = self.lap(clock, |s| &mut s.contact_step);
         // 2–3. Swept boxes, broad phase, and each pair's first bound into the heap.
         self.seed_step(t0, t1)?;
@@ -499,6 +501,18 @@ impl World {
     pub fn set_deadline(&mut self, budget: Option<std::time::Duration>) {
         self.stores.settings.deadline =
             budget.map(|b| (std::time::Instant::now() + b, b.as_secs_f64()));
+    }
+
+    /// Tells the world where its run ends (s): the largest speed and spin its dynamic bodies may
+    /// reach follow from it (`world/resolution.rs`), and a body that goes beyond them stops the
+    /// run with [`SimError::OutOfRange`]. Until then nothing is checked.
+    pub fn set_run_end(&mut self, end: f64) {
+        let s = &mut self.stores.settings;
+        let end = end.max(s.frame_period);
+        s.motion_limits = (
+            resolution::max_speed(s.epsilon, end),
+            resolution::max_spin(s.frame_period),
+        );
     }
 
     /// Whether a step's event loop may run on threads, one group of islands each (default: on;

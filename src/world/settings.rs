@@ -167,6 +167,9 @@ pub(super) struct Settings {
     /// The wall-clock time past which a frame stops with [`super::SimError::OverBudget`]
     /// ([`World::set_deadline`](super::World::set_deadline)); not part of the physics.
     pub(super) deadline: Option<(std::time::Instant, f64)>,
+    /// The largest speed (m/s, of a body's fastest point) and spin (rad/s) a dynamic body may
+    /// reach (see `world/resolution.rs`); ∞ until the world is told its run's end.
+    pub(super) motion_limits: (f64, f64),
 }
 
 impl Settings {
@@ -203,6 +206,7 @@ impl Settings {
             parallel_islands: true,
             island_margin: 1.0,
             record_events: false,
+            motion_limits: (f64::INFINITY, f64::INFINITY),
             time_step: world.time_step,
             friction_directions: world.friction_directions,
             deadline: None,

@@ -211,6 +211,11 @@ pub(super) struct RunStats {
     /// Impulses recorded since the last `World::take_events` (when `settings.record_events`).
     pub(super) event_log: Vec<ImpulseEvent>,
     pub(super) stage_times: StageTimes,
+    /// The first geometry query that failed since the frame loop last looked
+    /// ([`Stores::take_geometry_failure`]). Not in a checkpoint: the frame loop takes it before
+    /// the frame ends, where checkpoints are written.
+    #[serde(skip)]
+    pub(super) geometry_failure: Option<super::counts::GeometryFailure>,
 }
 
 /// Tests only: the pairs whose latest bound is not yet popped, with the bodies' versions it was

@@ -71,7 +71,8 @@ mass = 1.0
         &world.stores.bodies[b],
         margin,
         &mut points,
-    );
+    )
+    .unwrap();
     assert_eq!(points.len(), 4, "face on face: four corners");
     let tracked: Vec<TrackedPoint> = points
         .iter()
@@ -100,7 +101,8 @@ mass = 1.0
         &world.stores.bodies[b],
         margin,
         &mut points,
-    );
+    )
+    .unwrap();
     let mut exact: Vec<f64> = points.iter().map(|p| p.separation).collect();
     let mut now: Vec<f64> = tracked
         .iter()
@@ -597,4 +599,51 @@ fn axial_extents_hold_over_their_validity() {
         checked > 900 && tighter > 300,
         "{checked} checked, {tighter} tighter"
     );
+}
+
+#[test]
+fn a_geometry_library_panic_becomes_an_error_naming_the_pair() {
+    let text = r#"
+[world]
+gravity = [0, 0, 0]
+[[bodies]]
+name = "drum"
+motion = "fixed"
+shape = { type = "cylinder", radius = 0.1, half_height = 0.005 }
+[[bodies]]
+name = "cube"
+shape = { type = "box", half_extents = [0.015, 0.015, 0.015] }
+mass = 1.0
+position = [0.0, 0.0, 0.5]
+"#;
+    let scene = crate::scene::parse(text, std::path::Path::new("test.toml")).unwrap();
+    let mut world = World::new(&scene).unwrap();
+    // A cylinder of 1e300 m, which the sanity bounds refuse, put in after them: parry's EPA
+    // indexes out of bounds on it with the cube inside (issue 46, case P1).
+    let huge = crate::shape::Shape::Cylinder {
+        radius: 1e300,
+        half_height: 0.005,
+    };
+    let frame = crate::narrow_phase::Pose {
+        position: DVec3::ZERO,
+        orientation: DQuat::IDENTITY,
+    };
+    world.stores.bodies[0].collider = crate::narrow_phase::Collider::new(&huge, frame).unwrap();
+    world.stores.bodies[1].position = DVec3::ZERO;
+    world.stores.bodies[1].refresh_bounds();
+    let (a, b, message) = world.initial_overlaps().unwrap_err();
+    assert_eq!((a, b), (0, 1));
+    assert!(message.contains("index out of bounds"), "{message}");
+    match world.step_frame(0.02) {
+        Err(SimError::Geometry {
+            a,
+            b,
+            time,
+            message,
+        }) => {
+            assert_eq!((a.as_str(), b.as_str(), time), ("drum", "cube", 0.0));
+            assert!(message.contains("the geometry library failed"), "{message}");
+        }
+        other => panic!("expected the geometry error, got {other:?}"),
+    }
 }

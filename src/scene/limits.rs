@@ -1,0 +1,382 @@
+//! Sanity bounds: scene values that are valid numbers but far outside what the engine can resolve
+//! (a cylinder of 1e300 m, a contact step of 5e-324 s, a body at 1e155 m/s) are refused with the
+//! reason and the key or the body, before they can hang a run, crash the geometry library or
+//! pass silently. The numbers behind them are the engine's, in `world/resolution.rs`; each bound
+//! and its reason is listed in docs/scene-format.md, Sanity bounds.
+//!
+//! The `[world]` time steps are checked when the file is read (their keys' positions are known
+//! then); the bodies when the world is built from them ([`check_bodies`], from `World::new`),
+//! once their sizes and masses are computed, and again for the duration a run is given
+//! (`tumble run --duration`), since the clock's resolution depends on it.
+
+use super::{PathSpec, Scene, SceneError, WorldSettings};
+use crate::body::{Body, Motion};
+use crate::narrow_phase::Pose;
+use crate::shape::Shape;
+use crate::world::resolution::{
+    clock_resolution, magnitude, max_speed, max_spin, shortest_interval, surface_speed,
+    CLOCK_TICKS, GJK_TOLERANCE, MAX_COORDINATE_OVER_EPSILON, MAX_SIZE_OVER_EPSILON,
+    MAX_TURN_PER_FRAME,
+};
+use glam::{DQuat, DVec3};
+
+/// Most steps (contact steps, LCP time steps) one frame may split into: each costs at least
+/// about 0.5 µs with a single body (a frame of 1e5 steps, 50 ms), and the frame's step count
+/// allows a relative rounding of 1e-9 (`World::frame_steps`). The bundled scenes take at most 16.
+pub const MAX_STEPS_PER_FRAME: f64 = 1e5;
+
+/// Most ε_c may exceed the smallest dynamic body's bounding radius: ε_c is the width of the band
+/// in which a pair counts as touching, and a band wider than a body makes bodies a body's size
+/// apart a contact. The bundled scenes reach 0.05.
+pub const MAX_EPSILON_OVER_SIZE: f64 = 1.0;
+
+/// Most the heaviest dynamic body may outweigh the lightest: a light body pressed between heavy
+/// ones takes a number of impacts that grows as the ratio (measured: 5.5e5 in 0.05 s at 1.7e5,
+/// half a second of work; at 1e12 it never ends). The bundled scenes reach 12.
+pub const MAX_MASS_RATIO: f64 = 1e6;
+
+/// Memory a body takes from the scene file to a world's first frame (bytes): its scene record,
+/// body, collider, boxes and pair bounds. Measured on lattices of cubes (8 000 and 72 000): 2.4 kB
+/// per body to build the world (`tumble check`), 3.2 kB after the first frame; a dense resting
+/// pile holds its contacts too, up to 15 kB per body. A scene past this cannot even start.
+pub const BYTES_PER_BODY: u64 = 3_200;
+
+/// Why a scene has at most [`max_bodies`] bodies, for the message.
+pub const BODY_LIMIT_REASON: &str =
+    "the memory available now at about 3.2 kB per body, and at most 2^32 - 1: bodies are \
+     numbered in 32 bits";
+
+/// The most bodies a scene may have, all its `[[bodies]]` and lattices together: as many as the
+/// memory available now holds at [`BYTES_PER_BODY`] each (Linux's `MemAvailable`; 10 million
+/// where it cannot be read), and never more than the 32-bit body numbers of the event heap hold.
+pub fn max_bodies() -> u64 {
+    let by_memory = available_memory().map_or(10_000_000, |bytes| bytes / BYTES_PER_BODY);
+    by_memory.min(u64::from(u32::MAX))
+}
+
+/// The memory available to a new process (bytes), from `/proc/meminfo`.
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb.saturating_mul(1024))
+}
+
+/// Most a dynamic body's mass times the square of its reach from a principal axis may exceed its
+/// moment about that axis (`m d² / I`): the effective mass of its farthest point, `I / d²`, is
+/// then at least 1e-4 of its mass. Beyond, an impulse there spins it up as a far lighter body
+/// would move, and its contacts take impacts without end, as a light body's between heavy ones.
+/// A uniform solid stays below about 20, the bundled scenes below 93 (the falling rod). Measured
+/// on a fuzz mutant (a rattleback given its own inertia with one hull vertex moved 1 m out):
+/// 0.13 s for 0.05 s simulated at 7.6e3, 24 s at 2.5e4, 31 s at 7.6e4.
+pub const MAX_INERTIA_RATIO: f64 = 1e4;
+
+/// A number for a message: as written when it is short (0.0025, 5e-324, 1e300), else to four
+/// significant digits (f64's `Display` writes 1e300 as 301 digits, and a computed bound to 17).
+pub fn short_number(x: f64) -> String {
+    let ordinary = (1e-4..1e6).contains(&x.abs());
+    let plain = x.to_string();
+    let exponent = format!("{x:e}");
+    if x == 0.0 || !x.is_finite() || (ordinary && plain.len() <= 10) {
+        plain
+    } else if !ordinary && exponent.len() <= 8 {
+        exponent
+    } else if ordinary {
+        let decimals = (3 - x.abs().log10().floor() as i32).max(0) as usize;
+        format!("{x:.decimals$}")
+    } else {
+        format!("{x:.3e}")
+    }
+}
+
+/// The run's end for the clock's bounds: the duration, or one frame if that is longer.
+fn run_end(w: &WorldSettings) -> f64 {
+    w.duration.max(w.config.frame_period)
+}
+
+/// The `[world]` steps against the clock of a run of `w.duration` and against the frame, and
+/// gravity against the contact band: the first out of bounds as the keys that set it (the one
+/// at fault first, then those that make it so: a step is too short only for so long a run) and
+/// why.
+pub(super) fn check_world(w: &WorldSettings) -> Result<(), (Vec<&'static str>, String)> {
+    let c = &w.config;
+    let end = run_end(w);
+    let shortest = shortest_interval(end);
+    let mut steps = vec![("frame_period", c.frame_period)];
+    steps.push(("contact_step", c.contact_step));
+    if let Some(max) = c.contact_step_max {
+        steps.push(("contact_step_max", max));
+    }
+    steps.push(("time_step", c.time_step));
+    for (key, h) in steps {
+        if h < shortest {
+            return Err((
+                vec![key, "duration"],
+                format!(
+                    "= {} s is shorter than the clock resolves in a run of {} s: times near {} s \
+                     are f64 numbers {} s apart, and every interval the engine tells apart must \
+                     span {CLOCK_TICKS} of them ({} s); shorten the duration or lengthen the step",
+                    short_number(h),
+                    short_number(w.duration),
+                    short_number(end),
+                    short_number(clock_resolution(end)),
+                    short_number(shortest)
+                ),
+            ));
+        }
+        if key != "frame_period" && c.frame_period / h > MAX_STEPS_PER_FRAME {
+            return Err((
+                vec![key, "frame_period"],
+                format!(
+                    "= {} s splits each frame of {} s into more than {MAX_STEPS_PER_FRAME:e} \
+                     steps, which would take the run for ever; lengthen the step or shorten \
+                     frame_period",
+                    short_number(h),
+                    short_number(c.frame_period)
+                ),
+            ));
+        }
+    }
+    let fastest = max_speed(c.collision_epsilon, end);
+    let gained = c.gravity.length() * c.frame_period;
+    if gained > fastest {
+        return Err((
+            vec!["gravity", "collision_epsilon", "frame_period", "duration"],
+            format!(
+                "gives a falling body {} m/s in one frame, faster than the {} m/s at which the \
+                 clock still resolves its crossing of half the contact band (collision_epsilon \
+                 = {} m over {} s)",
+                short_number(gained),
+                short_number(fastest),
+                short_number(c.collision_epsilon),
+                short_number(end)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The same check for a built world, its errors located by the scene file (the keys' lines are
+/// not known here: `World::new` is also given scenes built in code, and durations from the
+/// command line).
+pub(super) fn check_world_of(scene: &Scene) -> Result<(), SceneError> {
+    check_world(&scene.world).map_err(|(keys, why)| {
+        SceneError::new(format!(
+            "{}: [world] {} {why}",
+            scene.source.display(),
+            keys[0]
+        ))
+    })
+}
+
+/// What a body may not exceed, from the world's settings.
+struct Bounds {
+    epsilon: f64,
+    frame_period: f64,
+    end: f64,
+    speed: f64,
+    spin: f64,
+}
+
+/// The bodies against the sanity bounds, in body order, then the scene-wide ones (ε_c against the
+/// smallest dynamic body, the mass ratio). `bodies` are the built bodies of `scene.bodies`, in
+/// its order; each error names the body by `error`.
+pub(super) fn check_bodies(
+    scene: &Scene,
+    bodies: &[Body],
+    error: impl Fn(usize, String) -> SceneError,
+) -> Result<(), SceneError> {
+    let w = &scene.world;
+    let bounds = Bounds {
+        epsilon: w.config.collision_epsilon,
+        frame_period: w.config.frame_period,
+        end: run_end(w),
+        speed: max_speed(w.config.collision_epsilon, run_end(w)),
+        spin: max_spin(w.config.frame_period),
+    };
+    for (i, body) in bodies.iter().enumerate() {
+        if matches!(scene.bodies[i].shape, Shape::Plane { .. }) {
+            continue;
+        }
+        check_body(body, scene.bodies[i].path.as_ref(), &bounds).map_err(|why| error(i, why))?;
+    }
+    let dynamic = || bodies.iter().enumerate().filter(|(_, b)| b.is_dynamic());
+    let smallest = dynamic().min_by(|x, y| x.1.bounding_radius.total_cmp(&y.1.bounding_radius));
+    if let Some((i, b)) = smallest {
+        if bounds.epsilon > MAX_EPSILON_OVER_SIZE * b.bounding_radius {
+            return Err(error(
+                i,
+                format!(
+                    "is smaller (bounding radius {} m) than [world] collision_epsilon = {} m, the \
+                     band in which a pair counts as touching: bodies this far apart would be in \
+                     contact; make collision_epsilon smaller than the smallest dynamic body",
+                    short_number(b.bounding_radius),
+                    short_number(bounds.epsilon)
+                ),
+            ));
+        }
+    }
+    let mass = |b: &Body| 1.0 / b.inv_mass;
+    let lightest = dynamic().min_by(|x, y| mass(x.1).total_cmp(&mass(y.1)));
+    let heaviest = dynamic().max_by(|x, y| mass(x.1).total_cmp(&mass(y.1)));
+    if let (Some((i, light)), Some((_, heavy))) = (lightest, heaviest) {
+        if mass(heavy) > MAX_MASS_RATIO * mass(light) {
+            return Err(error(
+                i,
+                format!(
+                    "weighs {} kg, less than 1/{MAX_MASS_RATIO:e} of \"{}\" ({} kg): a body this \
+                     light pressed between heavy ones takes impacts in proportion to the ratio \
+                     (more than a run can finish)",
+                    short_number(mass(light)),
+                    heavy.name,
+                    short_number(mass(heavy))
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// One body (not a plane) against the bounds of size, coordinates, speed and spin; why not.
+fn check_body(body: &Body, path: Option<&PathSpec>, b: &Bounds) -> Result<(), String> {
+    let r = body.bounding_radius;
+    if r > MAX_SIZE_OVER_EPSILON * b.epsilon {
+        return Err(format!(
+            "its size (bounding radius {} m) is more than {:.1e} times [world] collision_epsilon \
+             = {} m: the geometry decides contacts to {GJK_TOLERANCE:.1e} of a pair's size, \
+             coarser than the contact band; make the body smaller or collision_epsilon larger",
+            short_number(r),
+            MAX_SIZE_OVER_EPSILON,
+            short_number(b.epsilon)
+        ));
+    }
+    let reach = body.position.abs().max_element() + r + path.map_or(0.0, path_reach);
+    if reach > MAX_COORDINATE_OVER_EPSILON * b.epsilon {
+        return Err(format!(
+            "reaches {} m from the origin, more than 2^36 times [world] collision_epsilon = {} m: \
+             coordinates that large are f64 numbers too coarse to resolve the contact band; move \
+             the scene nearer the origin",
+            short_number(reach),
+            short_number(b.epsilon)
+        ));
+    }
+    if body.is_dynamic() {
+        let (axis, reach, ratio) = inertia_ratio(body);
+        let moment = body.inertia[axis];
+        if ratio > MAX_INERTIA_RATIO || ratio.is_nan() {
+            return Err(format!(
+                "has a moment of inertia of {} kg m² about a principal axis, less than \
+                 1/{MAX_INERTIA_RATIO:e} of its mass ({} kg) times the square of its reach from \
+                 that axis ({} m): an impulse at its far end would spin it up as if it weighed \
+                 next to nothing, and its contacts would take impacts without end; give it a \
+                 larger inertia (or none: its shape's own)",
+                short_number(moment),
+                short_number(1.0 / body.inv_mass),
+                short_number(reach)
+            ));
+        }
+    }
+    let (speed, spin) = match (&body.path, body.motion) {
+        (_, Motion::Fixed) => return Ok(()),
+        (Some(p), _) => (
+            p.max_speed() + p.max_angular_speed() * body.rotation_radius,
+            p.max_angular_speed(),
+        ),
+        (None, _) => (surface_speed(body), magnitude(body.angular_velocity)),
+    };
+    if let Some(PathSpec::Keyframes { times, .. }) = path {
+        let last = times.last().copied().unwrap_or(0.0).abs().max(b.end);
+        let shortest = shortest_interval(last);
+        if let Some(pair) = times.windows(2).find(|t| t[1] - t[0] < shortest) {
+            return Err(format!(
+                "has path keys {} s apart (at {} s and {} s), closer than the clock resolves in a \
+                 run to {} s (at least {} s, {CLOCK_TICKS} ulps of its end)",
+                short_number(pair[1] - pair[0]),
+                short_number(pair[0]),
+                short_number(pair[1]),
+                short_number(last),
+                short_number(shortest)
+            ));
+        }
+    }
+    // NaN is out of bounds too.
+    if spin > b.spin || spin.is_nan() {
+        return Err(format!(
+            "spins at {} rad/s, more than {MAX_TURN_PER_FRAME:e} rad per frame of {} s ({} \
+             rad/s): its rotation would take the run for ever to integrate",
+            short_number(spin),
+            short_number(b.frame_period),
+            short_number(b.spin)
+        ));
+    }
+    if speed > b.speed || speed.is_nan() {
+        return Err(format!(
+            "moves at {} m/s (its fastest point), faster than the {} m/s at which the clock still \
+             resolves its crossing of half the contact band (collision_epsilon = {} m over a run \
+             of {} s): it could pass through a body between two ticks",
+            short_number(speed),
+            short_number(b.speed),
+            short_number(b.epsilon),
+            short_number(b.end)
+        ));
+    }
+    Ok(())
+}
+
+/// The largest `m d² / I` over a dynamic body's principal axes ([`MAX_INERTIA_RATIO`]): the axis
+/// (0, 1, 2), its reach `d` (from the body's box in its principal frame, a bound) and the ratio.
+fn inertia_ratio(body: &Body) -> (usize, f64, f64) {
+    let (lo, hi) = body.collider.aabb(&Pose {
+        position: DVec3::ZERO,
+        orientation: DQuat::IDENTITY,
+    });
+    let h = lo.abs().max(hi.abs());
+    let reach = [h.y.hypot(h.z), h.x.hypot(h.z), h.x.hypot(h.y)];
+    let mass = 1.0 / body.inv_mass;
+    (0..3)
+        .map(|k| (k, reach[k], mass * reach[k] * reach[k] / body.inertia[k]))
+        .max_by(|a, b| a.2.total_cmp(&b.2))
+        .unwrap_or((0, 0.0, 0.0))
+}
+
+/// How far a path takes its body's origin from the scene position, at most (m).
+fn path_reach(path: &PathSpec) -> f64 {
+    match path {
+        PathSpec::Oscillate { amplitude, .. } => 2.0 * amplitude.abs().max_element(),
+        PathSpec::Rock { .. } => 0.0,
+        PathSpec::Keyframes { positions, .. } => positions
+            .iter()
+            .map(|p| p.abs().max_element())
+            .fold(0.0, f64::max),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_numbers_stay_as_written_and_long_ones_take_four_digits() {
+        assert_eq!(short_number(0.0025), "0.0025");
+        assert_eq!(short_number(-1.0), "-1");
+        assert_eq!(short_number(1e300), "1e300");
+        assert_eq!(short_number(5e-324), "5e-324");
+        assert_eq!(short_number(0.4330127018922193), "0.4330");
+        assert_eq!(short_number(6871947.6736), "6.872e6");
+        assert_eq!(short_number(1.1102230246251565e-15), "1.110e-15");
+    }
+
+    #[test]
+    fn the_default_world_is_within_bounds_and_a_denormal_step_is_not() {
+        let mut w = WorldSettings::default();
+        assert_eq!(check_world(&w), Ok(()));
+        w.config.contact_step = 5e-324;
+        let (keys, why) = check_world(&w).unwrap_err();
+        assert_eq!(keys[0], "contact_step");
+        assert!(why.contains("shorter than the clock resolves"), "{why}");
+        w.config.contact_step = 1e-9;
+        let (keys, why) = check_world(&w).unwrap_err();
+        assert_eq!(keys[0], "contact_step");
+        assert!(why.contains("more than 1e5 steps"), "{why}");
+    }
+}
