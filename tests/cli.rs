@@ -346,12 +346,12 @@ fn default_output_directory_is_out_slash_stem() {
 fn a_simulation_error_exits_1_and_keeps_the_frames_so_far() {
     let dir = temp_dir("sim-error");
     let scene = dir.join("rocket.toml");
-    // Accelerated at 6e6 m/s² along x: 6e6 m/s at t = 1 s is within the speed the clock resolves
-    // in a run of 4 s with ε_c = 1 mm (8.6e6 m/s), 8.6e6 m/s at t = 1.43 s is not, which the
-    // world reports as an error.
+    // Accelerated at 3.5e5 m/s² along x: 3.5e5 m/s at t = 1 s is within the speed the engine
+    // resolves with ε_c = 1 mm (5e5 m/s: half the band crossed at most 1e9 times a second),
+    // 5e5 m/s at t = 1.43 s is not, which the world reports as an error.
     std::fs::write(
         &scene,
-        "[world]\nduration = 4\nframe_period = 1\ngravity = [6e6, 0, 0]\n[[bodies]]\nname = \"rocket\"\n\
+        "[world]\nduration = 4\nframe_period = 1\ngravity = [3.5e5, 0, 0]\n[[bodies]]\nname = \"rocket\"\n\
          shape = { type = \"sphere\", radius = 1 }\nmass = 1\n",
     )
     .unwrap();
@@ -375,11 +375,12 @@ fn a_simulation_error_exits_1_and_keeps_the_frames_so_far() {
         .map(|l| l.split(',').next().unwrap())
         .collect();
     assert_eq!(times, ["0", "1"]);
-    // x = ½ g t² = 3e6 at t = 1, up to the rounding of the contact steps the frame is split into.
+    // x = ½ g t² = 1.75e5 at t = 1, up to the rounding of the contact steps the frame is split
+    // into.
     let row: Vec<&str> = frames.lines().nth(2).unwrap().split(',').collect();
     assert_eq!(&row[..2], ["1", "rocket"]);
     let x: f64 = row[2].parse().unwrap();
-    assert!((x / 3e6 - 1.0).abs() < 1e-9, "x = {x}");
+    assert!((x / 1.75e5 - 1.0).abs() < 1e-9, "x = {x}");
     assert_eq!(&row[3..5], ["0", "0"]);
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out_dir.join("summary.json")).unwrap())

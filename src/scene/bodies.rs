@@ -194,6 +194,10 @@ pub(super) fn parse_common(t: &Tab, ctx: &BodyCtx) -> Result<Common, SceneError>
     })
 }
 
+/// Longest body or lattice name (characters): far more than a name needs, and small enough that a
+/// run's frames (a name on every row) and a lattice's bodies (its name in each) stay their size.
+pub(super) const MAX_NAME_CHARS: usize = 256;
+
 /// Reads a body's optional `name`: returns the name, the span to blame for a duplicate, and the
 /// "who" label for messages (`bodies[2] "ball"`, or `bodies[2]` when nameless).
 pub(super) fn read_name<'t>(t: &Tab<'_, 't, '_>) -> Result<(Option<&'t str>, Span), SceneError> {
@@ -204,6 +208,17 @@ pub(super) fn read_name<'t>(t: &Tab<'_, 't, '_>) -> Result<(Option<&'t str>, Spa
             }
             if name.contains(['\n', '\r']) {
                 return Err(t.value_error(&span, "name", "must not contain a line break"));
+            }
+            let chars = name.chars().count();
+            if chars > MAX_NAME_CHARS {
+                return Err(t.value_error(
+                    &span,
+                    "name",
+                    &format!(
+                        "must have at most {MAX_NAME_CHARS} characters (got {chars}): a name is \
+                         written on every row of frames.csv, and a lattice's on each of its bodies"
+                    ),
+                ));
             }
             Ok((Some(name), span))
         }

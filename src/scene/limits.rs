@@ -16,7 +16,7 @@ use crate::shape::Shape;
 use crate::world::resolution::{
     clock_resolution, magnitude, max_speed, max_spin, shortest_interval, surface_speed,
     CLOCK_TICKS, GJK_TOLERANCE, MAX_COORDINATE_OVER_EPSILON, MAX_SIZE_OVER_EPSILON,
-    MAX_TURN_PER_FRAME,
+    MAX_TURN_PER_FRAME, SPEED_REASON,
 };
 use glam::{DQuat, DVec3};
 
@@ -143,9 +143,8 @@ pub(super) fn check_world(w: &WorldSettings) -> Result<(), (Vec<&'static str>, S
         return Err((
             vec!["gravity", "collision_epsilon", "frame_period", "duration"],
             format!(
-                "gives a falling body {} m/s in one frame, faster than the {} m/s at which the \
-                 clock still resolves its crossing of half the contact band (collision_epsilon \
-                 = {} m over {} s)",
+                "gives a falling body {} m/s in one frame, faster than the {} m/s the engine \
+                 resolves with collision_epsilon = {} m over {} s ({SPEED_REASON})",
                 short_number(gained),
                 short_number(fastest),
                 short_number(c.collision_epsilon),
@@ -311,9 +310,8 @@ fn check_body(body: &Body, path: Option<&PathSpec>, b: &Bounds) -> Result<(), St
     }
     if speed > b.speed || speed.is_nan() {
         return Err(format!(
-            "moves at {} m/s (its fastest point), faster than the {} m/s at which the clock still \
-             resolves its crossing of half the contact band (collision_epsilon = {} m over a run \
-             of {} s): it could pass through a body between two ticks",
+            "moves at {} m/s (its fastest point), faster than the {} m/s the engine resolves with \
+             collision_epsilon = {} m over a run of {} s: {SPEED_REASON}",
             short_number(speed),
             short_number(b.speed),
             short_number(b.epsilon),

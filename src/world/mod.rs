@@ -495,14 +495,6 @@ impl World {
         self.stages = Some(stages);
     }
 
-    /// A wall-clock budget from now (`None`: none, the default): a frame still going when it
-    /// runs out stops with [`SimError::OverBudget`], checked at every step and every few
-    /// thousand events. For batch trials, so that one pathological draw cannot stall a batch.
-    pub fn set_deadline(&mut self, budget: Option<std::time::Duration>) {
-        self.stores.settings.deadline =
-            budget.map(|b| (std::time::Instant::now() + b, b.as_secs_f64()));
-    }
-
     /// Tells the world where its run ends (s): the largest speed and spin its dynamic bodies may
     /// reach follow from it (`world/resolution.rs`), and a body that goes beyond them stops the
     /// run with [`SimError::OutOfRange`]. Until then nothing is checked.
@@ -513,6 +505,14 @@ impl World {
             resolution::max_speed(s.epsilon, end),
             resolution::max_spin(s.frame_period),
         );
+    }
+
+    /// A wall-clock budget from now (`None`: none, the default): a frame still going when it
+    /// runs out stops with [`SimError::OverBudget`], checked at every step and every few
+    /// thousand events. For batch trials, so that one pathological draw cannot stall a batch.
+    pub fn set_deadline(&mut self, budget: Option<std::time::Duration>) {
+        self.stores.settings.deadline =
+            budget.map(|b| (std::time::Instant::now() + b, b.as_secs_f64()));
     }
 
     /// Whether a step's event loop may run on threads, one group of islands each (default: on;

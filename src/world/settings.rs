@@ -164,12 +164,12 @@ pub(super) struct Settings {
     pub(super) friction_directions: usize,
     /// Whether every impulse is recorded ([`World::record_events`](super::World::record_events)).
     pub(super) record_events: bool,
-    /// The wall-clock time past which a frame stops with [`super::SimError::OverBudget`]
-    /// ([`World::set_deadline`](super::World::set_deadline)); not part of the physics.
-    pub(super) deadline: Option<(std::time::Instant, f64)>,
     /// The largest speed (m/s, of a body's fastest point) and spin (rad/s) a dynamic body may
     /// reach (see `world/resolution.rs`); ∞ until the world is told its run's end.
     pub(super) motion_limits: (f64, f64),
+    /// The wall-clock time past which a frame stops with [`super::SimError::OverBudget`]
+    /// ([`World::set_deadline`](super::World::set_deadline)); not part of the physics.
+    pub(super) deadline: Option<(std::time::Instant, f64)>,
 }
 
 impl Settings {

@@ -11,7 +11,9 @@
 //!   `TUMBLE_FUZZ_CASES=5000 cargo test --release --test fuzz campaign -- --ignored --nocapture`.
 //!   `TUMBLE_FUZZ_BIN` runs another build's binary instead (the fuzzer's own check: on the build
 //!   before issue 46 it finds the panics and hangs), `TUMBLE_FUZZ_BUDGET` sets the seconds a
-//!   command may take (default 30).
+//!   command may take (default 60).
+//! - `replay` (ignored): the mutant of seed `TUMBLE_FUZZ_REPLAY` (of `TUMBLE_FUZZ_SCENE` if set),
+//!   written out with its outcome.
 
 mod cases;
 mod mutate;
@@ -46,16 +48,16 @@ struct Tally {
     slowest: (f64, String),
 }
 
-/// Runs `cases` mutants from `seed` on: mutant k is drawn from seed `seed + k` on bundled scene
-/// `k mod scenes`, so every scene gets its share in a run of any length.
+/// Runs `cases` mutants from `seed` on: mutant k is drawn from seed `s = seed + k` on bundled
+/// scene `s mod scenes` (so every scene gets its share, and a seed alone names its case).
 fn fuzz(name: &str, seed: u64, cases: u64) -> Tally {
     let dir = scratch(name);
     let files = SpecialFiles::make(&dir.join("files"));
     let scenes = bundled_scenes();
     let mut tally = Tally::default();
     for k in 0..cases {
-        let base = &scenes[(k % scenes.len() as u64) as usize];
         let case_seed = seed + k;
+        let base = &scenes[(case_seed % scenes.len() as u64) as usize];
         let m = mutant(base, case_seed, &files);
         let case_dir = dir.join(format!("case-{case_seed}"));
         std::fs::create_dir_all(&case_dir).unwrap();
@@ -168,6 +170,41 @@ fn campaign() {
         "campaign",
         var("TUMBLE_FUZZ_SEED", 1_000_000),
         var("TUMBLE_FUZZ_CASES", 5_000),
+    );
+}
+
+#[test]
+#[ignore = "writes the mutant of seed TUMBLE_FUZZ_REPLAY to the temporary folder, and its outcome"]
+fn replay() {
+    let seed: u64 = std::env::var("TUMBLE_FUZZ_REPLAY")
+        .expect("TUMBLE_FUZZ_REPLAY=<seed>")
+        .parse()
+        .expect("a seed");
+    let dir = std::env::temp_dir().join(format!("tumble-fuzz-replay-{seed}"));
+    let files = SpecialFiles::make(&dir.join("files"));
+    let scenes = bundled_scenes();
+    // TUMBLE_FUZZ_SCENE picks another bundled scene for the seed's mutation.
+    let base = match std::env::var("TUMBLE_FUZZ_SCENE") {
+        Ok(name) => scenes
+            .iter()
+            .find(|s| s.name == name)
+            .expect("a bundled scene"),
+        Err(_) => &scenes[(seed % scenes.len() as u64) as usize],
+    };
+    let m = mutant(base, seed, &files);
+    let scene = dir.join("scene.toml");
+    std::fs::write(&scene, &m.text).unwrap();
+    let start = Instant::now();
+    let (outcome, ended) = run_case(&scene, &dir);
+    let _ = writeln!(
+        std::io::stderr(),
+        "seed {seed}: mutant of {} ({}) in {}: {} after {:.2} s\n{}",
+        base.name,
+        m.class,
+        scene.display(),
+        outcome.name(),
+        start.elapsed().as_secs_f64(),
+        ended.stderr
     );
 }
 

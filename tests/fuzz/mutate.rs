@@ -210,7 +210,7 @@ fn scan(text: &str) -> Tokens {
     t
 }
 
-const NUMBERS: [&str; 16] = [
+const NUMBERS: [&str; 20] = [
     "0",
     "-1",
     "1e300",
@@ -227,6 +227,10 @@ const NUMBERS: [&str; 16] = [
     "99999999999999999999",
     "0x7fffffff",
     "1e-18",
+    "1e6",
+    "1e-6",
+    "1e3",
+    "1e-3",
 ];
 
 const UNICODE: [&str; 10] = [
