@@ -135,8 +135,11 @@ mod tests {
 
     #[test]
     fn the_clock_resolves_what_the_bundled_scenes_ask() {
-        // pool-break: ε_c = 1e-5 m over 0.3 s, balls at 8 m/s.
-        assert!(max_speed(1e-5, 0.3) > 1e5);
+        // pool-break: ε_c = 1e-5 m over 0.3 s, balls at 8 m/s; the crossings bound it there.
+        assert_eq!(max_speed(1e-5, 0.3), 0.5 * 1e-5 * MAX_CROSSINGS_PER_SECOND);
+        assert!(max_speed(1e-5, 0.3) > 100.0 * 8.0);
+        // A run of a day with ε_c = 1 mm: the clock bounds it.
+        assert!(max_speed(1e-3, 86_400.0) < 0.5 * 1e-3 * MAX_CROSSINGS_PER_SECOND);
         // A contact step of 2.5 ms in a run of a day.
         assert!(shortest_interval(86_400.0) < 2.5e-3 / 1000.0);
         // contact_step = 5e-324 in a run of 5 s is not.
