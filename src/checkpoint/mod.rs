@@ -46,8 +46,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// The format version this build writes and reads; any change to the layout or to the state
-/// saved takes a new one. 2: each body's stall-guard count and a geometry failure not yet
-/// reported (issue 46's guards).
+/// saved takes a new one. 2: each body's stall-guard counts (issue 46).
 pub const FORMAT_VERSION: u32 = 2;
 
 /// The checkpoint's name in a run's output folder.

@@ -312,10 +312,7 @@ pub struct StageTimes {
 /// A pair's geometry query that failed ([`SimError::Geometry`]), kept in the stores where it
 /// happened until the frame loop can return it: the queries answer a number, and the pair is
 /// then treated as apart (+∞, no points) so that the step reaches a point where it can stop.
-///
-/// Saved with a checkpoint like the rest of the stores: one noted by the contact step a frame's
-/// end prepares is returned by the next frame.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug)]
 pub(super) struct GeometryFailure {
     pub(super) a: String,
     pub(super) b: String,

@@ -212,7 +212,9 @@ impl World {
             self.stores.adapt_step_length();
         }
         self.prepare_next_step();
-        Ok(())
+        // A failure of the next step's contact step is this frame's: none is left pending at a
+        // frame's end, where checkpoints are written.
+        self.stores.take_geometry_failure()
     }
 
     /// The end of the frame from `t0` towards `until` and its number of steps. Frames end on

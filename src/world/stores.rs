@@ -212,7 +212,9 @@ pub(super) struct RunStats {
     pub(super) event_log: Vec<ImpulseEvent>,
     pub(super) stage_times: StageTimes,
     /// The first geometry query that failed since the frame loop last looked
-    /// ([`Stores::take_geometry_failure`]).
+    /// ([`Stores::take_geometry_failure`]). Not in a checkpoint: the frame loop takes it before
+    /// the frame ends, where checkpoints are written.
+    #[serde(skip)]
     pub(super) geometry_failure: Option<super::counts::GeometryFailure>,
 }
 
