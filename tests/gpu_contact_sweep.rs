@@ -56,6 +56,8 @@ fn a_jammed_pile_is_swept_on_the_device_within_epsilon() {
     assert_eq!(on_device, steps);
     assert_eq!(count("device_sweep_failures"), 0);
     assert!(seconds("device_sweeps") > 0.0);
+    let share = report["device_share"].as_f64().expect("a device share on the gpu backend");
+    assert!(share > 0.0 && share <= 1.0, "device share {share}");
     assert!(report["max_penetration"].as_f64().unwrap() <= 1e-3);
     assert_eq!(report["escaped"], 0);
 }
