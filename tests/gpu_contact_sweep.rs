@@ -1,6 +1,6 @@
-//! The contact step's sweeps on the device end to end: `tumble bench --backend gpu` on the
-//! jammed pile of small-funnel.toml sweeps every contact step on the device (none falls back to
-//! the host), and the run keeps the method's guarantees: no overlap deeper than ε_c, nothing
+//! The contact step's sweeps and the jammed islands' collision rounds on the device end to end:
+//! `tumble bench --backend gpu` on the jammed pile of small-funnel.toml sweeps every contact
+//! step and solves the jam's rounds on the device (none falls back to the host), and the run keeps the method's guarantees: no overlap deeper than ε_c, nothing
 //! escaped through a wall. (The sweeps against their f64 reference, step by step, are unit
 //! tests in `src/world/sweep_tests.rs`.)
 
@@ -55,8 +55,14 @@ fn a_jammed_pile_is_swept_on_the_device_within_epsilon() {
     assert!(steps > 100, "{steps} contact steps");
     assert_eq!(on_device, steps);
     assert_eq!(count("device_sweep_failures"), 0);
+    // The jam's collision rounds ran on the device too.
+    eprintln!("{} collision rounds on the device", count("device_rounds"));
+    assert!(count("device_rounds") > 0);
+    assert_eq!(count("device_round_failures"), 0);
     assert!(seconds("device_sweeps") > 0.0);
-    let share = report["device_share"].as_f64().expect("a device share on the gpu backend");
+    let share = report["device_share"]
+        .as_f64()
+        .expect("a device share on the gpu backend");
     assert!(share > 0.0 && share <= 1.0, "device share {share}");
     assert!(report["max_penetration"].as_f64().unwrap() <= 1e-3);
     assert_eq!(report["escaped"], 0);

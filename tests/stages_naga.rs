@@ -252,3 +252,61 @@ fn contact_sweep_layouts_match() {
         fields!(SweepControl: residual_bits, done, iterations, residual, history),
     );
 }
+
+/// The collision rounds' structs: every field at the same offset on both sides (the target
+/// speed is `target_speed` in WGSL, where `target` is reserved).
+#[test]
+fn collision_round_layouts_match() {
+    use tumble::stages::collision_round::{RoundBody, RoundControl, RoundParams, RoundRow};
+    check(
+        "collision_round",
+        "RoundRow",
+        size_of::<RoundRow>(),
+        &[
+            ("ra", offset_of!(RoundRow, ra)),
+            ("target_speed", offset_of!(RoundRow, target)),
+            ("rb", offset_of!(RoundRow, rb)),
+            ("mass", offset_of!(RoundRow, mass)),
+            ("normal", offset_of!(RoundRow, normal)),
+            ("friction", offset_of!(RoundRow, friction)),
+            ("k", offset_of!(RoundRow, k)),
+            ("tangent", offset_of!(RoundRow, tangent)),
+            ("impulse", offset_of!(RoundRow, impulse)),
+            ("extra", offset_of!(RoundRow, extra)),
+            ("a", offset_of!(RoundRow, a)),
+            ("b", offset_of!(RoundRow, b)),
+        ],
+    );
+    check(
+        "collision_round",
+        "RoundBody",
+        size_of::<RoundBody>(),
+        &[
+            ("v", offset_of!(RoundBody, v)),
+            ("inv_mass", offset_of!(RoundBody, inv_mass)),
+            ("w", offset_of!(RoundBody, w)),
+            ("moves", offset_of!(RoundBody, moves)),
+            ("inv_inertia", offset_of!(RoundBody, inv_inertia)),
+        ],
+    );
+    check(
+        "collision_round",
+        "RoundParams",
+        size_of::<RoundParams>(),
+        &[
+            ("tolerance", offset_of!(RoundParams, tolerance)),
+            ("max_sweeps", offset_of!(RoundParams, max_sweeps)),
+            ("colours", offset_of!(RoundParams, colours)),
+        ],
+    );
+    check(
+        "collision_round",
+        "RoundControl",
+        size_of::<RoundControl>(),
+        &[
+            ("change_bits", offset_of!(RoundControl, change_bits)),
+            ("done", offset_of!(RoundControl, done)),
+            ("sweeps", offset_of!(RoundControl, sweeps)),
+        ],
+    );
+}

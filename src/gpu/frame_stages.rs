@@ -20,6 +20,12 @@ impl FrameStages for GpuStages {
         Some(self)
     }
 
+    fn collision_rounder(
+        &mut self,
+    ) -> Option<&mut dyn crate::stages::collision_round::CollisionRounds> {
+        Some(self)
+    }
+
     fn swept_aabb(
         &mut self,
         bodies: &[StageBody],

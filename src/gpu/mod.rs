@@ -26,9 +26,12 @@
 //! - `frame_stages`: [`GpuStages`] as `FrameStages`: each stage, and the whole frame;
 //! - `contact_sweep`: [`GpuStages`] as `ContactSweeps`: a contact step's coloured sweeps
 //!   (`shaders/contact_sweep.wgsl`), one submission and one readback per step;
+//! - `collision_round`: [`GpuStages`] as `CollisionRounds`: a jammed island's collision round
+//!   (`shaders/collision_round.wgsl`), one submission and one readback per round;
 //! - [`select`](mod@select): which backend a command runs on; [`shader`]: the WGSL sources.
 
 mod buffers;
+mod collision_round;
 mod contact_sweep;
 mod device;
 mod encode;
@@ -74,6 +77,8 @@ pub struct GpuStages {
     overflow_reruns: u64,
     /// The contact step's sweeps, built when a step first asks (`contact_sweep`).
     sweeps: Option<contact_sweep::SweepState>,
+    /// The jammed islands' collision rounds, built when a step first asks (`collision_round`).
+    rounds: Option<collision_round::RoundState>,
 }
 
 impl GpuStages {
@@ -122,6 +127,7 @@ impl GpuStages {
             pair_capacity: 0,
             overflow_reruns: 0,
             sweeps: None,
+            rounds: None,
             ctx,
         })
     }

@@ -170,4 +170,27 @@ impl Stage {
             &["contact_sweep_colour", "contact_sweep_end"],
         )
     }
+
+    /// `shaders/collision_round.wgsl`: params, the colour and phase (dynamic offset); rows,
+    /// pairs, starts, bodies, control.
+    pub(super) fn collision_round(device: &wgpu::Device) -> Result<Stage, GpuError> {
+        Stage::new(
+            device,
+            "collision_round",
+            &[
+                uniform_entry(0, false),
+                uniform_entry(1, true),
+                storage_entry(2, false),
+                storage_entry(3, true),
+                storage_entry(4, true),
+                storage_entry(5, false),
+                storage_entry(6, false),
+            ],
+            &[
+                "collision_round_normal",
+                "collision_round_friction",
+                "collision_round_end",
+            ],
+        )
+    }
 }

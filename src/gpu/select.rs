@@ -13,6 +13,7 @@
 //! the GPU path is tested without a GPU).
 
 use super::{GpuError, GpuStages};
+use crate::stages::collision_round::{CollisionRounds, RoundInput, RoundOutput};
 use crate::stages::contact_sweep::{ContactSweeps, SweepInput, SweepOutput};
 use crate::stages::{
     BoxOverride, FrameOutput, FrameParams, FrameStages, FrameStagesHost, PairBound, StageAabb,
@@ -151,6 +152,16 @@ impl FrameStages for SharedGpuStages {
 
     fn contact_sweeper(&mut self) -> Option<&mut dyn ContactSweeps> {
         Some(self)
+    }
+
+    fn collision_rounder(&mut self) -> Option<&mut dyn CollisionRounds> {
+        Some(self)
+    }
+}
+
+impl CollisionRounds for SharedGpuStages {
+    fn collision_round(&mut self, input: &RoundInput<'_>) -> Result<RoundOutput, StageError> {
+        self.with(|g| g.collision_round(input))
     }
 }
 

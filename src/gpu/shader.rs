@@ -28,6 +28,10 @@ pub const STAGES: &[(&str, &str)] = &[
         "contact_sweep",
         include_str!("../../shaders/contact_sweep.wgsl"),
     ),
+    (
+        "collision_round",
+        include_str!("../../shaders/collision_round.wgsl"),
+    ),
 ];
 
 /// An `#import` that names no shared snippet, or a stage that does not exist.

@@ -16,9 +16,9 @@ const LAYER: u32 = 64;
 /// The colours of a step's patches: colour `c`'s patches are `order[starts[c]..starts[c + 1]]`,
 /// each colour's in patch order.
 #[derive(Clone, Default)]
-pub(super) struct Colouring {
-    pub(super) order: Vec<u32>,
-    pub(super) starts: Vec<u32>,
+pub(crate) struct Colouring {
+    pub(crate) order: Vec<u32>,
+    pub(crate) starts: Vec<u32>,
     /// Scratch: each moving slot's colours taken in the present layer, and each patch's colour.
     masks: Vec<u64>,
     colour_of: Vec<u32>,
@@ -34,8 +34,10 @@ impl Colouring {
         self.colour_slots(patches.iter().map(|p| (p.sa, p.sb)), moving_slots);
     }
 
-    /// [`Self::colour`] of patches given by their slot pairs.
-    fn colour_slots(
+    /// [`Self::colour`] of patches given by their slot pairs (a moving slot below
+    /// `moving_slots`, or a still one flagged [`STILL`]): also the jammed islands' collision
+    /// rounds' pairs on a device (`world/device_round.rs`).
+    pub(crate) fn colour_slots(
         &mut self,
         patches: impl ExactSizeIterator<Item = (u32, u32)> + Clone,
         moving_slots: usize,
@@ -100,12 +102,12 @@ impl Colouring {
     }
 
     /// Number of colours.
-    pub(super) fn colours(&self) -> usize {
+    pub(crate) fn colours(&self) -> usize {
         self.starts.len().saturating_sub(1)
     }
 
     /// The patches of colour `c`.
-    pub(super) fn colour_patches(&self, c: usize) -> &[u32] {
+    pub(crate) fn colour_patches(&self, c: usize) -> &[u32] {
         &self.order[self.starts[c] as usize..self.starts[c + 1] as usize]
     }
 }

@@ -78,6 +78,7 @@ mod warm_start;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use colouring::Colouring;
 pub use prediction::predicted_separation;
 pub use solver::{Solver, Sweeps};
 pub use tracked_point::{tracked_contacts, TrackedPoint};

@@ -30,6 +30,7 @@
 //! times as offsets from it) so that they keep their precision late in a long simulation.
 
 pub mod broad_phase;
+pub mod collision_round;
 pub mod contact_sweep;
 pub mod math;
 mod outward;
@@ -331,6 +332,11 @@ pub trait FrameStages: Send {
     /// The contact step's coloured sweeps on the same device, if it runs them (see
     /// [`contact_sweep`]); `None`, the default: the host sweeps them.
     fn contact_sweeper(&mut self) -> Option<&mut dyn contact_sweep::ContactSweeps> {
+        None
+    }
+    /// The jammed islands' collision rounds on the same device, if it solves them (see
+    /// [`collision_round`]); `None`, the default: the host solves them.
+    fn collision_rounder(&mut self) -> Option<&mut dyn collision_round::CollisionRounds> {
         None
     }
 }

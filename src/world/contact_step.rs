@@ -16,6 +16,7 @@ use crate::resting_contact::{
     tracked_contacts, RestingContact, StepSettings, Sweeps, TrackedPoint,
 };
 use crate::stages::contact_sweep::ContactSweeps;
+use crate::stages::FrameStages;
 use crate::swept_aabb::Aabb;
 use glam::DVec3;
 
@@ -45,13 +46,14 @@ impl Stores {
     /// ([`Stores::collide_jammed`], Bender & Schmitt §3.1), then their contacts are solved with
     /// the rest (§3.2).
     ///
-    /// `device`, where the frame stages run on one, sweeps the step's contacts
+    /// `device`, where the frame stages run on one, solves the jammed islands' collision
+    /// rounds (`device_round.rs`) and sweeps the step's contacts
     /// ([`crate::resting_contact::Sweeps::Device`]).
     pub(super) fn resting_contact_step(
         &mut self,
         h: f64,
         s: &mut Scratch,
-        device: Option<&mut dyn ContactSweeps>,
+        mut device: Option<&mut (dyn FrameStages + '_)>,
     ) {
         let clock = std::time::Instant::now();
         self.decide_jams(self.clock.time);
@@ -63,10 +65,12 @@ impl Stores {
         }
         if self.contacts.step.fast > 0 {
             let clock = std::time::Instant::now();
-            self.collide_jammed(&mut s.impacts);
+            let rounds = device.as_deref_mut().and_then(|d| d.collision_rounder());
+            self.collide_jammed(&mut s.impacts, rounds);
             jam_time += clock.elapsed().as_secs_f64();
         }
-        self.solve_contact_step(h, &mut s.pushed, &mut s.woken, device);
+        let sweeps = device.and_then(|d| d.contact_sweeper());
+        self.solve_contact_step(h, &mut s.pushed, &mut s.woken, sweeps);
         self.note_jam_time(jam_time);
     }
 

@@ -55,6 +55,10 @@ pub struct Counts {
     /// for it and were swept on the host because the device failed.
     pub device_contact_steps: u64,
     pub device_sweep_failures: u64,
+    /// Jammed islands' collision rounds solved on the device, and those that asked for it and
+    /// were solved on the host because the device failed.
+    pub device_rounds: u64,
+    pub device_round_failures: u64,
     /// Held pairs re-solved mid-step because they came within the held band after all.
     pub held_resolutions: u64,
     /// Of those, the re-solves done inside a cluster that the event loop would otherwise have
@@ -137,6 +141,8 @@ impl Counts {
             contact_iterations,
             device_contact_steps,
             device_sweep_failures,
+            device_rounds,
+            device_round_failures,
             held_resolutions,
             cluster_resolutions,
             kept_bounds,
@@ -180,6 +186,8 @@ impl Counts {
         self.contact_iterations += contact_iterations;
         self.device_contact_steps += device_contact_steps;
         self.device_sweep_failures += device_sweep_failures;
+        self.device_rounds += device_rounds;
+        self.device_round_failures += device_round_failures;
         self.held_resolutions += held_resolutions;
         self.cluster_resolutions += cluster_resolutions;
         self.kept_bounds += kept_bounds;

@@ -40,6 +40,7 @@ use super::stores::Stores;
 use super::EventKind;
 use super::RestingContactMode;
 use crate::narrow_phase::ContactPoint;
+use crate::stages::collision_round::CollisionRounds;
 use glam::{DMat3, DVec3};
 use rustc_hash::FxHashSet;
 
@@ -68,22 +69,22 @@ const EXACT: Convergence = Convergence {
 
 /// A contact point of a joint round.
 #[derive(Clone, Copy, Debug)]
-struct Row {
-    a: usize,
-    b: usize,
-    point: ContactPoint,
+pub(super) struct Row {
+    pub(super) a: usize,
+    pub(super) b: usize,
+    pub(super) point: ContactPoint,
     /// Newton's target: the normal relative velocity after the round is at least this.
-    target: f64,
+    pub(super) target: f64,
     /// The normal relative velocity at the round's start (m/s, < 0), for the event log.
-    approach: f64,
+    pub(super) approach: f64,
     /// The pair's collision matrix at the point (Bender & Schmitt's K; constant within the
     /// instant), and 1 / (n·K·n) (their eq. 1).
-    k: DMat3,
-    mass: f64,
-    friction: f64,
+    pub(super) k: DMat3,
+    pub(super) mass: f64,
+    pub(super) friction: f64,
     /// Accumulated normal and tangential impulses.
-    normal: f64,
-    tangent: DVec3,
+    pub(super) normal: f64,
+    pub(super) tangent: DVec3,
 }
 
 /// Reusable buffers of the impact sets (no allocation per event once grown).
@@ -96,12 +97,14 @@ pub(super) struct ImpactScratch {
     /// Bodies whose neighbours were gathered.
     gathered: FxHashSet<usize>,
     frontier: Vec<usize>,
-    rows: Vec<Row>,
+    pub(super) rows: Vec<Row>,
     /// The inelastic pass's impulses per row.
-    extra: Vec<f64>,
+    pub(super) extra: Vec<f64>,
     /// Velocities before a round: to tell which bodies it moved and to undo it.
-    saved: Vec<(usize, DVec3, DVec3)>,
+    pub(super) saved: Vec<(usize, DVec3, DVec3)>,
     candidates: Vec<u32>,
+    /// A round packed for a device (`device_round.rs`).
+    pub(super) device: super::device_round::DeviceRound,
 }
 
 impl Stores {
@@ -298,10 +301,14 @@ impl Stores {
     /// of the step that belongs to a jammed pair and approaches as fast as an impact, solved
     /// together as a joint round (Newton's law, Coulomb friction, the inelastic pass and the
     /// energy guard) to `convergence`. Returns the round's points (0: none approached).
+    ///
+    /// `device`, where the frame stages run on one, solves the round there
+    /// (`Stores::device_joint_round`).
     pub(super) fn collision_round(
         &mut self,
         set: &mut ImpactScratch,
         convergence: Convergence,
+        device: Option<&mut (dyn CollisionRounds + '_)>,
     ) -> usize {
         set.rows.clear();
         for k in 0..self.contacts.step.contacts.len() {
@@ -342,12 +349,15 @@ impl Stores {
                 }
             }
         }
-        self.joint_round(set, 1.0, convergence);
+        match device {
+            Some(device) => self.device_joint_round(set, convergence, device),
+            None => self.joint_round(set, 1.0, convergence),
+        }
         set.rows.len()
     }
 
     /// A joint round's row for point `p` of pair (x, y), approaching at normal speed `un` < 0.
-    fn impact_row(&self, x: usize, y: usize, p: &ContactPoint, un: f64) -> Row {
+    pub(super) fn impact_row(&self, x: usize, y: usize, p: &ContactPoint, un: f64) -> Row {
         let (bx, by) = (&self.bodies[x], &self.bodies[y]);
         let material = self.settings.materials.pair(bx.material, by.material);
         let k = crate::collision_impulse::collision_matrix(
@@ -424,6 +434,39 @@ impl Stores {
         }
     }
 
+    /// The largest target speed of the round's rows (its scale for the tolerance).
+    pub(super) fn round_scale(set: &ImpactScratch) -> f64 {
+        set.rows
+            .iter()
+            .map(|r| r.target.abs())
+            .fold(0.0, f64::max)
+            .max(1e-300)
+    }
+
+    /// The kinetic energy of the bodies a round moves (those in `saved`).
+    pub(super) fn round_energy(&self, saved: &[(usize, DVec3, DVec3)]) -> f64 {
+        saved
+            .iter()
+            .map(|&(i, _, _)| self.bodies[i].kinetic_energy())
+            .sum()
+    }
+
+    /// Whether a round gained energy (a NaN counts as a gain).
+    pub(super) fn gained(before: f64, after: f64) -> bool {
+        after.is_nan() || after > before * (1.0 + 1e-12) + 1e-15
+    }
+
+    /// Logs the round's impulses (with `record_events`).
+    pub(super) fn log_round(&mut self, set: &ImpactScratch) {
+        if self.settings.record_events {
+            for (r, extra) in set.rows.iter().zip(&set.extra) {
+                let (p, jn, jt) = (r.point, r.normal + extra, r.tangent.length());
+                let kind = EventKind::Collision;
+                self.push_event(kind, (r.a, r.b), p.position, p.normal, (jn, jt), r.approach);
+            }
+        }
+    }
+
     /// Solves the round's rows together (see the module doc) with restitution scaled by
     /// `restitution` (1: the materials'; 0: perfectly inelastic).
     pub(super) fn joint_round(
@@ -432,19 +475,8 @@ impl Stores {
         restitution: f64,
         convergence: Convergence,
     ) {
-        let energy = |w: &Stores, saved: &[(usize, DVec3, DVec3)]| -> f64 {
-            saved
-                .iter()
-                .map(|&(i, _, _)| w.bodies[i].kinetic_energy())
-                .sum()
-        };
-        let before = energy(self, &set.saved);
-        let scale = set
-            .rows
-            .iter()
-            .map(|r| r.target.abs())
-            .fold(0.0, f64::max)
-            .max(1e-300);
+        let before = self.round_energy(&set.saved);
+        let scale = Self::round_scale(set);
         for r in &mut set.rows {
             r.target *= restitution;
             r.normal = 0.0;
@@ -489,10 +521,8 @@ impl Stores {
         // inelastic pass (targets 0, impulses only pushing) ends the round with none
         // approaching, so rounds end; a projection, it adds no energy.
         self.normal_sweeps(set, scale, true, convergence);
-        let after = energy(self, &set.saved);
-        // A NaN energy also counts as a gain.
-        let gained = after.is_nan() || after > before * (1.0 + 1e-12) + 1e-15;
-        if gained && restitution > 0.0 {
+        let after = self.round_energy(&set.saved);
+        if Self::gained(before, after) && restitution > 0.0 {
             for &(i, v, w) in &set.saved {
                 self.bodies[i].velocity = v;
                 self.bodies[i].angular_velocity = w;
@@ -500,12 +530,6 @@ impl Stores {
             self.joint_round(set, 0.0, convergence);
             return;
         }
-        if self.settings.record_events {
-            for (r, extra) in set.rows.iter().zip(&set.extra) {
-                let (p, jn, jt) = (r.point, r.normal + extra, r.tangent.length());
-                let kind = EventKind::Collision;
-                self.push_event(kind, (r.a, r.b), p.position, p.normal, (jn, jt), r.approach);
-            }
-        }
+        self.log_round(set);
     }
 }

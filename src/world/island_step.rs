@@ -13,6 +13,7 @@
 
 use super::impacts::{Convergence, ImpactScratch};
 use super::stores::Stores;
+use crate::stages::collision_round::CollisionRounds;
 
 /// Most collision rounds of one step: an impulse passes one contact further per round (Smith et
 /// al. 2012's propagation, as in `impacts.rs`); what still approaches after them is stopped by
@@ -22,7 +23,7 @@ const MAX_ROUNDS: usize = 16;
 /// A round's iterations: within 10⁻³ of its fastest approach, at most 32 sweeps. The event
 /// loop's impact sets converge to rounding so that their result does not depend on the order;
 /// inside a jam the order is given up anyway.
-const STEP: Convergence = Convergence {
+pub(super) const STEP: Convergence = Convergence {
     tolerance: 1e-3,
     max_sweeps: 32,
 };
@@ -32,9 +33,15 @@ impl Stores {
     /// Coulomb friction over every point of a jammed pair that approaches as fast as a collision,
     /// each round's points solved together (`Stores::collision_round`), until none approaches or
     /// [`MAX_ROUNDS`] have run. Counts `step_collisions`.
-    pub(super) fn collide_jammed(&mut self, set: &mut ImpactScratch) {
+    ///
+    /// `device`, where the frame stages run on one, solves the rounds there.
+    pub(super) fn collide_jammed(
+        &mut self,
+        set: &mut ImpactScratch,
+        mut device: Option<&mut (dyn CollisionRounds + '_)>,
+    ) {
         for _ in 0..MAX_ROUNDS {
-            let rows = self.collision_round(set, STEP);
+            let rows = self.collision_round(set, STEP, device.as_deref_mut());
             if rows == 0 {
                 break;
             }

@@ -28,6 +28,7 @@ mod collide;
 mod contact_band;
 mod contact_step;
 mod counts;
+mod device_round;
 mod event_log;
 mod event_loop;
 mod held;
@@ -307,7 +308,7 @@ impl World {
     fn start_step(&mut self, t0: f64, t1: f64) {
         self.stores.clock.frame_end = t1;
         if self.stores.settings.resting_mode == RestingContactMode::Constraints {
-            let device = self.stages.as_mut().and_then(|s| s.contact_sweeper());
+            let device = self.stages.as_deref_mut();
             self.stores
                 .resting_contact_step(t1 - t0, &mut self.scratch, device);
         }

@@ -178,3 +178,94 @@ fn device_sweeps_match_the_f64_coloured_sweeps() {
     );
     assert!(f64_report.iterations.abs_diff(f32_report.iterations) <= 2);
 }
+
+/// A collision round through the device path with the f64 twin as the device
+/// (`stages::collision_round::collision_round`) against the host's joint round over the same
+/// rows in the same colour order: the packing (points from the centres, K, effective masses,
+/// world inverse inertias, which bodies move), the twin and the unpacking (f64 velocities plus
+/// the round's change) together give the host's velocities to f32's precision.
+#[test]
+fn a_collision_round_through_the_device_path_matches_the_host() {
+    use super::impacts::ImpactScratch;
+    use super::island_step::STEP;
+    use crate::narrow_phase::ContactPoint;
+    use crate::stages::collision_round::{
+        collision_round, CollisionRounds, RoundInput, RoundOutput,
+    };
+    use crate::stages::StageError;
+
+    struct Twin(usize);
+    impl CollisionRounds for Twin {
+        fn collision_round(&mut self, input: &RoundInput<'_>) -> Result<RoundOutput, StageError> {
+            self.0 = input.params.colours as usize;
+            Ok(collision_round(input))
+        }
+    }
+
+    let mut world = super::tests::stacks_on_a_floor("", &[-1.0, 0.0, 1.0], 4);
+    world.no_prepare = true;
+    while world.stores.clock.time < 0.3 - 1e-12 {
+        world.step_frame(0.3).unwrap();
+    }
+    // Every cube falls faster than the one below it and spins a little, so that every contact
+    // of the stacks approaches as an impact.
+    let s = &mut world.stores;
+    for (k, b) in s
+        .bodies
+        .iter_mut()
+        .enumerate()
+        .filter(|(_, b)| b.is_dynamic())
+    {
+        b.velocity = DVec3::new(0.0, 0.0, -0.5 * (1 + k % 4) as f64);
+        b.angular_velocity = DVec3::new(0.3, -0.2, 0.1 * (k % 3) as f64);
+    }
+    let contacts = s.contacts.step.contacts.clone();
+    let mut set = ImpactScratch::default();
+    for c in &contacts {
+        let (x, y) = (c.a as usize, c.b as usize);
+        let p = ContactPoint {
+            position: c.position,
+            separation: c.separation,
+            normal: c.normal,
+        };
+        let un = s.normal_speed(x, y, &p);
+        if un < 0.0 {
+            set.rows.push(s.impact_row(x, y, &p, un));
+        }
+    }
+    assert!(set.rows.len() >= 24, "{} rows", set.rows.len());
+    let mut seen = std::collections::HashSet::new();
+    for r in &set.rows {
+        for i in [r.a, r.b] {
+            if seen.insert(i) {
+                let b = &s.bodies[i];
+                set.saved.push((i, b.velocity, b.angular_velocity));
+            }
+        }
+    }
+    let start = s.bodies.clone();
+    let mut twin = Twin(0);
+    s.device_joint_round(&mut set, STEP, &mut twin);
+    let device: Vec<_> = s
+        .bodies
+        .iter()
+        .map(|b| (b.velocity, b.angular_velocity))
+        .collect();
+    // The host's round over the rows as the device path left them: in colour order.
+    s.bodies = start;
+    s.joint_round(&mut set, 1.0, STEP);
+    let host: Vec<_> = s
+        .bodies
+        .iter()
+        .map(|b| (b.velocity, b.angular_velocity))
+        .collect();
+    let (dv, dw) = largest_difference(&host, &device);
+    eprintln!(
+        "{} rows, {} colours: largest difference {dv:.2e} m/s, {dw:.2e} rad/s",
+        set.rows.len(),
+        twin.0
+    );
+    assert!(twin.0 >= 2);
+    assert_eq!(s.stats.counts.device_rounds, 1);
+    assert!(dv < 1e-5 && dw < 1e-4, "{dv:.2e} m/s, {dw:.2e} rad/s");
+}

@@ -233,7 +233,7 @@ fn deepest_overlap_names_the_pair_and_time() {
 /// A world of stacks of `levels` 0.2 m cubes of 1 kg, one stack at each x of `stacks`
 /// (y = 0), each cube 0.3 mm above the one below, on a fixed floor whose top is z = 0;
 /// `settings` are extra `[world]` lines (g = 9.81 down, no sleeping).
-fn stacks_on_a_floor(settings: &str, stacks: &[f64], levels: usize) -> World {
+pub(super) fn stacks_on_a_floor(settings: &str, stacks: &[f64], levels: usize) -> World {
     let mut text = format!(
         "[world]\ngravity = [0.0, 0.0, -9.81]\nsleep_time = 0.0\n{settings}\n\
          [[bodies]]\nname = \"floor\"\nmotion = \"fixed\"\n\
