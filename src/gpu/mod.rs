@@ -12,7 +12,8 @@
 //! Adapter choice: Vulkan, Metal or DX12; `TUMBLE_ADAPTER=<substring>` picks the first adapter
 //! whose name contains it (case-insensitive); otherwise a discrete GPU beats an integrated one, a
 //! virtual one and a CPU implementation (Mesa's lavapipe/llvmpipe is accepted, so the comparison
-//! tests run in CI without a GPU).
+//! tests run in CI without a GPU). `--backend auto` looks at the same adapter (`TUMBLE_ADAPTER`
+//! steers it too) and takes it only if it is a discrete or integrated GPU ([`auto`]).
 //!
 //! # Where it lives
 //! - `device`: the headless device ([`GpuContext`]) and why one could not be opened;
@@ -24,8 +25,10 @@
 //! - `encode`: workgroup sizes and the compute passes each stage records;
 //! - `readback`: submitting a frame and copying results back through the staging buffer;
 //! - `frame_stages`: [`GpuStages`] as `FrameStages`: each stage, and the whole frame;
-//! - [`select`](mod@select): which backend a command runs on; [`shader`]: the WGSL sources.
+//! - [`select`](mod@select): which backend a command runs on, and [`auto`]: the rule `auto`
+//!   picks by and its quiet look for a device; [`shader`]: the WGSL sources.
 
+pub mod auto;
 mod buffers;
 mod device;
 mod encode;
@@ -36,6 +39,7 @@ pub mod select;
 pub mod shader;
 mod sort;
 
+pub use auto::{auto_choice, AutoChoice, Found, AUTO_GPU_MIN_BODIES};
 pub use device::{GpuContext, GpuError};
 pub use encode::{dispatch_size, WG_SIZE};
 pub use select::{select, Backend, BackendKind, SelectError, Selection, SharedGpuStages};
