@@ -3,7 +3,7 @@
 //! never the reverse (docs/design.md, The frame, top to bottom). Reads `src/` as text: every
 //! `super::x` and `crate::a::b` path of a file is an edge from its module to the sibling it
 //! reaches; a module's own children and ancestors do not count, nor do unit-test files
-//! (`tests.rs`), which may build their fixtures from the scene format.
+//! (`tests.rs`, `*_tests.rs`), which may build their fixtures from the scene format.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -22,7 +22,7 @@ fn modules(root: &Path) -> BTreeMap<Module, String> {
                 continue;
             }
             let name = path.file_name().unwrap().to_string_lossy().to_string();
-            if !name.ends_with(".rs") || name == "tests.rs" {
+            if !name.ends_with(".rs") || name.ends_with("tests.rs") {
                 continue;
             }
             let rel = path.strip_prefix(root).unwrap().with_extension("");

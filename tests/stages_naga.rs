@@ -206,3 +206,49 @@ fn imports_resolve_once() {
     assert_eq!(src.matches("struct StageBody").count(), 1);
     assert!(!src.contains("#import"));
 }
+
+/// The contact sweeps' structs: every field at the same offset on both sides.
+#[test]
+fn contact_sweep_layouts_match() {
+    use tumble::stages::contact_sweep::{
+        SweepControl, SweepParams, SweepPatch, SweepRow, SweepVel,
+    };
+    macro_rules! fields {
+        ($t:ty: $($f:ident),*) => {
+            &[$((stringify!($f), offset_of!($t, $f))),*]
+        };
+    }
+    check(
+        "contact_sweep",
+        "SweepRow",
+        size_of::<SweepRow>(),
+        fields!(SweepRow: ra, bias, rb, drift, normal, k_nn, lin_a, inv_k_nn, ang_a, impulse,
+            lin_b, spread_sq, ang_b, lever, spread, twist_arm, slip),
+    );
+    check(
+        "contact_sweep",
+        "SweepPatch",
+        size_of::<SweepPatch>(),
+        fields!(SweepPatch: sa, sb, first, count, ra, friction, rb, twist_inv, normal, radius,
+            drift, inv_mass_a, tangential, twist, k, k_tt_inv, inv_inertia_a, inv_inertia_b,
+            inv_mass_b, slides),
+    );
+    check(
+        "contact_sweep",
+        "SweepVel",
+        size_of::<SweepVel>(),
+        fields!(SweepVel: v, w),
+    );
+    check(
+        "contact_sweep",
+        "SweepParams",
+        size_of::<SweepParams>(),
+        fields!(SweepParams: h, tolerance, max_iterations, stall_window, colours),
+    );
+    check(
+        "contact_sweep",
+        "SweepControl",
+        size_of::<SweepControl>(),
+        fields!(SweepControl: residual_bits, done, iterations, residual, history),
+    );
+}

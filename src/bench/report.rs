@@ -69,6 +69,10 @@ pub struct BenchReport {
     pub event_loop_allocations: Option<Allocations>,
     /// Median of each per-stage wall time (s).
     pub stage_times: serde_json::Value,
+    /// The device's share of the wall time: the frame stages' calls and the contact sweeps on
+    /// the device (`frame_stages` + `device_sweeps`, each from upload to readback) over the
+    /// wall time; `None` on the CPU backend.
+    pub device_share: Option<f64>,
     /// The first run's counters.
     pub counts: Counts,
     /// Rates derived from the first run's counters.
@@ -82,6 +86,23 @@ pub struct BenchReport {
     pub by_second: Vec<SecondRow>,
     /// Each run, in order.
     pub runs: Vec<RunReport>,
+}
+
+/// [`BenchReport::device_share`] of a run on `options`' backend with `stage_times` and
+/// `wall_time`.
+fn device_share(
+    options: &BenchOptions,
+    stage_times: &serde_json::Value,
+    wall_time: f64,
+) -> Option<f64> {
+    let stage = |name: &str| {
+        stage_times
+            .get(name)
+            .and_then(serde_json::Value::as_f64)
+            .unwrap_or(0.0)
+    };
+    (options.backend == "gpu" && wall_time > 0.0)
+        .then(|| (stage("frame_stages") + stage("device_sweeps")) / wall_time)
 }
 
 /// The medians of the timing figures; counters and quality from the first run.
@@ -117,6 +138,7 @@ pub(super) fn summarise(
         heap_pops_per_second: median_of(&|r| r.heap_pops_per_second),
         peak_memory_mib,
         event_loop_allocations: first.event_loop_allocations,
+        device_share: device_share(options, &stage_times, median_of(&|r| r.wall_time)),
         stage_times: stage_times.clone(),
         counts: first.counts.clone(),
         rates: Rates::of(&first.counts, scene.motion_counts().0, first.sim_time)

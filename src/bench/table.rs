@@ -115,6 +115,12 @@ impl BenchReport {
             }
             _ => figures.push(("stage times".into(), "n/a".into())),
         }
+        if let Some(share) = self.device_share {
+            figures.push((
+                "device share of wall".into(),
+                format!("{:.1}%", 100.0 * share),
+            ));
+        }
         // Through serde, so that counters the world adds later are listed without touching this.
         if let Ok(serde_json::Value::Object(counts)) = serde_json::to_value(&self.counts) {
             for (name, n) in counts {

@@ -46,8 +46,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// The format version this build writes and reads; any change to the layout or to the state
-/// saved takes a new one. 2: each body's stall-guard counts (issue 46).
-pub const FORMAT_VERSION: u32 = 2;
+/// saved takes a new one. 2: each body's stall-guard counts. 3: the counts and stage times
+/// of the contact sweeps on a device.
+pub const FORMAT_VERSION: u32 = 3;
 
 /// The checkpoint's name in a run's output folder.
 pub const FILE_NAME: &str = "checkpoint.bin";

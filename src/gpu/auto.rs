@@ -7,11 +7,12 @@
 //!
 //! - Why a body count: on an NVIDIA H100 the GPU backend matched the host at 10 000 bodies
 //!   (funnel-10k 2 s: 24.4 s against 23.8 s) and never beat it below (funnel 6 s: 54.5 against
-//!   54.0 s; on an H200, 43.4 against 39.9 s). The device runs the frame stages (swept boxes,
-//!   broad phase, pair bounds), 4–6 % of those runs; their share grows with the body count while
-//!   the event loop's stays with the contacts, so only scenes well above 10 000 bodies are
-//!   candidates. 50 000 is provisional: no scene that large has been timed on a device yet
-//!   (funnel-100k is the scene to time it with, issue 47).
+//!   54.0 s; on an H200, 43.4 against 39.9 s). Those runs put only the frame stages (swept
+//!   boxes, broad phase, pair bounds) on the device, 4–6 % of them; their share grows with the
+//!   body count while the event loop's stays with the contacts, so only scenes well above
+//!   10 000 bodies are candidates. 50 000 is provisional: no scene that large has been timed on
+//!   a device yet, nor the contact step's sweeps there (funnel-100k is the scene to time it
+//!   with, issue 47: `benches/device_check.sh`).
 //! - Why a real GPU: a CPU implementation (Mesa's lavapipe/llvmpipe, WARP) runs the shaders on
 //!   the host's own cores with a round trip per frame on top (funnel-10k 2 s on lavapipe: 36 s
 //!   against 16–26 s for the host path); a virtual or unknown adapter is not trusted either.

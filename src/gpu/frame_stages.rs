@@ -16,6 +16,10 @@ impl FrameStages for GpuStages {
         self.ctx.adapter_name()
     }
 
+    fn contact_sweeper(&mut self) -> Option<&mut dyn crate::stages::contact_sweep::ContactSweeps> {
+        Some(self)
+    }
+
     fn swept_aabb(
         &mut self,
         bodies: &[StageBody],

@@ -1,4 +1,4 @@
-//! The frame stages on a GPU through wgpu: headless device setup ([`GpuContext`]) and
+//! The frame stages and the contact step's sweeps on a GPU through wgpu: headless device setup ([`GpuContext`]) and
 //! [`GpuStages`], which runs `shaders/<stage>.wgsl` with the same methods as the CPU twins
 //! ([`crate::stages::CpuStages`]) behind [`FrameStages`](crate::stages::FrameStages).
 //!
@@ -25,11 +25,14 @@
 //! - `encode`: workgroup sizes and the compute passes each stage records;
 //! - `readback`: submitting a frame and copying results back through the staging buffer;
 //! - `frame_stages`: [`GpuStages`] as `FrameStages`: each stage, and the whole frame;
+//! - `contact_sweep`: [`GpuStages`] as `ContactSweeps`: a contact step's coloured sweeps
+//!   (`shaders/contact_sweep.wgsl`), one submission and one readback per step;
 //! - [`select`](mod@select): which backend a command runs on, and [`auto`]: the rule `auto`
 //!   picks by and its quiet look for a device; [`shader`]: the WGSL sources.
 
 pub mod auto;
 mod buffers;
+mod contact_sweep;
 mod device;
 mod encode;
 mod frame_stages;
@@ -73,6 +76,8 @@ pub struct GpuStages {
     bind_groups: Option<BindGroups>,
     pair_capacity: u32,
     overflow_reruns: u64,
+    /// The contact step's sweeps, built when a step first asks (`contact_sweep`).
+    sweeps: Option<contact_sweep::SweepState>,
 }
 
 impl GpuStages {
@@ -120,6 +125,7 @@ impl GpuStages {
             bind_groups: None,
             pair_capacity: 0,
             overflow_reruns: 0,
+            sweeps: None,
             ctx,
         })
     }

@@ -149,4 +149,25 @@ impl Stage {
             &["pair_bounds"],
         )
     }
+
+    /// `shaders/contact_sweep.wgsl`: params, the colour (dynamic offset); rows, patches,
+    /// order, starts, moving, still, control.
+    pub(super) fn contact_sweep(device: &wgpu::Device) -> Result<Stage, GpuError> {
+        Stage::new(
+            device,
+            "contact_sweep",
+            &[
+                uniform_entry(0, false),
+                uniform_entry(1, true),
+                storage_entry(2, false),
+                storage_entry(3, false),
+                storage_entry(4, true),
+                storage_entry(5, true),
+                storage_entry(6, false),
+                storage_entry(7, true),
+                storage_entry(8, false),
+            ],
+            &["contact_sweep_colour", "contact_sweep_end"],
+        )
+    }
 }

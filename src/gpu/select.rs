@@ -12,6 +12,7 @@
 
 use super::auto::{auto_choice, probe};
 use super::{GpuContext, GpuError, GpuStages};
+use crate::stages::contact_sweep::{ContactSweeps, SweepInput, SweepOutput};
 use crate::stages::{
     BoxOverride, FrameOutput, FrameParams, FrameStages, FrameStagesHost, PairBound, StageAabb,
     StageBody, StageError,
@@ -145,6 +146,16 @@ impl FrameStages for SharedGpuStages {
         params: &FrameParams,
     ) -> Result<FrameOutput, StageError> {
         self.with(|g| g.frame(bodies, overrides, params))
+    }
+
+    fn contact_sweeper(&mut self) -> Option<&mut dyn ContactSweeps> {
+        Some(self)
+    }
+}
+
+impl ContactSweeps for SharedGpuStages {
+    fn contact_sweeps(&mut self, input: &SweepInput<'_>) -> Result<SweepOutput, StageError> {
+        self.with(|g| g.contact_sweeps(input))
     }
 }
 

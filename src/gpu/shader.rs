@@ -24,6 +24,10 @@ pub const STAGES: &[(&str, &str)] = &[
         "pair_bounds",
         include_str!("../../shaders/pair_bounds.wgsl"),
     ),
+    (
+        "contact_sweep",
+        include_str!("../../shaders/contact_sweep.wgsl"),
+    ),
 ];
 
 /// An `#import` that names no shared snippet, or a stage that does not exist.

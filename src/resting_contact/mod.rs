@@ -50,6 +50,8 @@
 //!     several threads;
 //!   - `warm_start`: the previous step's impulses, reapplied (and kept at the step's end);
 //!   - `sweep`: the projected Gauss–Seidel sweeps and when they stop, run over the tree;
+//!   - `colouring`: or in colour order, each colour's patches sharing no moving body (the
+//!     f64 reference of `device_sweep`, the sweeps on a GPU: [`Sweeps`]);
 //!   - `shock`: the shock-propagation levels swept after them;
 //!   - `push_apart`: the push-out of contacts nearer than the target, as velocities the bodies
 //!     keep for the step only (split impulses);
@@ -57,7 +59,9 @@
 //! - `friction`: a patch's friction rows, shared by the sweeps, shock propagation and push-out;
 //! - `crew`: the pool threads that sweep a level's parts at once.
 
+mod colouring;
 mod crew;
+mod device_sweep;
 mod friction;
 mod patch;
 mod prediction;
@@ -75,7 +79,7 @@ mod warm_start;
 mod tests;
 
 pub use prediction::predicted_separation;
-pub use solver::Solver;
+pub use solver::{Solver, Sweeps};
 pub use tracked_point::{tracked_contacts, TrackedPoint};
 
 use crate::narrow_phase::ContactPoint;
@@ -166,4 +170,8 @@ pub struct StepReport {
     pub residual: f64,
     /// Wall time of the sweeps and the shock-propagation pass (s).
     pub sweep_seconds: f64,
+    /// Whether the Gauss–Seidel sweeps ran on a device ([`Sweeps::Device`]), and the wall time
+    /// of that call (packing, upload, the device's work, readback, unpacking; s).
+    pub on_device: bool,
+    pub device_seconds: f64,
 }

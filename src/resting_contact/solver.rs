@@ -7,6 +7,8 @@
 //! (`shock`), store the velocities, push apart (`push_apart`), report the impulses, and keep them
 //! for the next step's warm start.
 
+use super::colouring::{coloured_sweeps, Colouring};
+use super::device_sweep::{device_sweeps, Packed};
 use super::patch::Constraints;
 use super::prepare::{prepare_contacts, PrepareScratch};
 use super::push_apart::PushApart;
@@ -43,6 +45,24 @@ pub struct Solver {
     /// Scratch of the prepare stage.
     #[serde(skip)]
     prepare: PrepareScratch,
+    /// The patches' colours and the step packed for a device ([`Sweeps::Coloured`],
+    /// [`Sweeps::Device`]).
+    #[serde(skip)]
+    colouring: Colouring,
+    #[serde(skip)]
+    packed: Packed,
+}
+
+/// How a contact step's Gauss–Seidel sweeps run; shock propagation and the rest of the step
+/// are the same for all three.
+pub enum Sweeps<'a> {
+    /// Over the step's tree of parts, its nodes of a level on the crew's threads (the host path).
+    Tree,
+    /// In colour order on this thread, in f64: the reference of [`Sweeps::Device`].
+    Coloured,
+    /// In colour order on a device, in f32, a colour's patches at once; if the device fails,
+    /// the step is swept over the tree instead (`StepReport::on_device` is then false).
+    Device(&'a mut dyn crate::stages::contact_sweep::ContactSweeps),
 }
 
 impl Solver {
@@ -60,6 +80,19 @@ impl Solver {
         whole_step: bool,
         pushed: impl FnMut(&ContactImpulse),
     ) -> StepReport {
+        self.solve_on(bodies, contacts, settings, whole_step, Sweeps::Tree, pushed)
+    }
+
+    /// [`Self::solve`] with its Gauss–Seidel sweeps run as `sweeps` says.
+    pub fn solve_on(
+        &mut self,
+        bodies: &mut [Body],
+        contacts: &[RestingContact],
+        settings: &StepSettings,
+        whole_step: bool,
+        sweeps: Sweeps<'_>,
+        pushed: impl FnMut(&ContactImpulse),
+    ) -> StepReport {
         let h = settings.h;
         let Solver {
             constraints,
@@ -69,6 +102,8 @@ impl Solver {
             levels,
             push,
             prepare,
+            colouring,
+            packed,
         } = self;
         // Prepare: the carried push-outs off, the rows and patches built and matched with the
         // last step's, ordered bottom up, the bodies given velocity slots and the tree of parts.
@@ -97,6 +132,28 @@ impl Solver {
             levels.build(&constraints.patches, velocities.moving.len());
         }
         let clock = std::time::Instant::now();
+        let swept = match sweeps {
+            Sweeps::Tree => None,
+            Sweeps::Coloured => {
+                colouring.colour(&constraints.patches, velocities.moving.len());
+                Some(coloured_sweeps(
+                    constraints,
+                    colouring,
+                    &mut velocities.moving,
+                    &velocities.still,
+                    settings,
+                ))
+            }
+            Sweeps::Device(device) => {
+                colouring.colour(&constraints.patches, velocities.moving.len());
+                device_sweeps(device, constraints, colouring, velocities, settings, packed)
+                    .ok()
+                    .map(|r| StepReport {
+                        device_seconds: clock.elapsed().as_secs_f64(),
+                        ..r
+                    })
+            }
+        };
         let mut report = sweep_parts(
             constraints,
             &mut velocities.moving,
@@ -104,6 +161,7 @@ impl Solver {
             tree,
             shock.then_some(&*levels),
             settings,
+            swept,
         );
         report.sweep_seconds = clock.elapsed().as_secs_f64();
         // Store: the velocities, the push-out, the impulses reported and kept.
@@ -148,5 +206,17 @@ fn report_impulses(
                 });
             }
         }
+    }
+}
+
+#[cfg(test)]
+impl Solver {
+    /// The last coloured step's colour count, and whether no two patches of one colour share a
+    /// moving body.
+    pub(crate) fn last_colouring(&self) -> (usize, bool) {
+        (
+            self.colouring.colours(),
+            super::colouring::colours_are_independent(&self.colouring, &self.constraints.patches),
+        )
     }
 }

@@ -5,7 +5,7 @@
 
 use super::crew::{with_crew, Crew};
 use super::friction::friction_rows;
-use super::patch::{Constraints, Load, RowOrder};
+use super::patch::{Constraints, Load, Patch, Row, RowOrder};
 use super::shock::{shock_propagation, sweep_one_sided, ShockLevels};
 use super::slots::{read, Slots, Vel, STILL};
 use super::split::{Part, Shared, Tree};
@@ -68,56 +68,73 @@ fn sweep_patches(part: &mut Part<'_, impl Slots>, still: &[Vel], h: f64, order: 
     let (rows, row_base, slots) = (&mut *part.rows, part.row_base, &mut part.slots);
     let mut residual_sq: f64 = 0.0;
     for patch in part.patches.iter_mut() {
-        let (sa, sb) = (patch.sa, patch.sb);
-        // The two bodies' velocities stay in locals for the whole patch and are stored once at
-        // its end: every row of a patch updates the same two bodies, and reading back a
-        // velocity just stored stalls on store forwarding (the sweep's hottest instruction was
-        // that load). Same arithmetic in the same order as updating them in place.
-        let (mut va, mut vb) = (read(sa, slots, still), read(sb, slots, still));
-        let (a_moves, b_moves) = (sa & STILL == 0, sb & STILL == 0);
-        // Normal rows (eq. 8 with the clamp of eq. 3: the accumulated normal impulse never
-        // pulls).
-        let mut load = Load::default();
         let first = patch.first - row_base;
-        for k in 0..patch.count {
-            let row = &mut rows[first + order.index(k, patch.count)];
-            let n = row.normal;
-            let un = n.dot(va.v + va.w.cross(row.ra) - vb.v - vb.w.cross(row.rb)) + row.drift;
-            let pn = (row.impulse + (row.bias - un) * row.inv_k_nn).max(0.0);
-            let dp = pn - row.impulse;
-            load.add(pn, row);
-            if dp == 0.0 {
-                continue;
-            }
-            let r = row.k_nn * dp * h;
-            residual_sq = residual_sq.max(r * r);
-            row.apply_to(&mut va, &mut vb, a_moves, b_moves, dp);
-            row.impulse = pn;
-        }
-        if patch.friction > 0.0 {
-            let (k_tt_inv, twist_inv) = (patch.k_tt_inv, patch.twist_inv);
-            let moves = [a_moves, b_moves];
-            let patch_rows = &rows[first..first + patch.count];
-            let r = friction_rows(
-                patch, patch_rows, &mut va, &mut vb, moves, load, k_tt_inv, twist_inv, h,
-            );
-            residual_sq = residual_sq.max(r);
-        }
-        if a_moves {
-            slots.set(sa, va);
-        }
-        if b_moves {
-            slots.set(sb, vb);
-        }
+        let patch_rows = &mut rows[first..first + patch.count];
+        residual_sq = residual_sq.max(sweep_patch(patch, patch_rows, slots, still, h, order));
     }
     // Kept squared over the sweep (one square root here, not one per patch).
     residual_sq.sqrt()
 }
 
+/// One patch of a sweep: its normal rows (`rows`, the patch's own) in `order`, then its
+/// friction rows. Returns the square of the largest change of a predicted end position.
+#[inline(always)]
+pub(super) fn sweep_patch(
+    patch: &mut Patch,
+    rows: &mut [Row],
+    slots: &mut impl Slots,
+    still: &[Vel],
+    h: f64,
+    order: RowOrder,
+) -> f64 {
+    let mut residual_sq: f64 = 0.0;
+    let (sa, sb) = (patch.sa, patch.sb);
+    // The two bodies' velocities stay in locals for the whole patch and are stored once at
+    // its end: every row of a patch updates the same two bodies, and reading back a
+    // velocity just stored stalls on store forwarding (the sweep's hottest instruction was
+    // that load). Same arithmetic in the same order as updating them in place.
+    let (mut va, mut vb) = (read(sa, slots, still), read(sb, slots, still));
+    let (a_moves, b_moves) = (sa & STILL == 0, sb & STILL == 0);
+    // Normal rows (eq. 8 with the clamp of eq. 3: the accumulated normal impulse never
+    // pulls).
+    let mut load = Load::default();
+    for k in 0..patch.count {
+        let row = &mut rows[order.index(k, patch.count)];
+        let n = row.normal;
+        let un = n.dot(va.v + va.w.cross(row.ra) - vb.v - vb.w.cross(row.rb)) + row.drift;
+        let pn = (row.impulse + (row.bias - un) * row.inv_k_nn).max(0.0);
+        let dp = pn - row.impulse;
+        load.add(pn, row);
+        if dp == 0.0 {
+            continue;
+        }
+        let r = row.k_nn * dp * h;
+        residual_sq = residual_sq.max(r * r);
+        row.apply_to(&mut va, &mut vb, a_moves, b_moves, dp);
+        row.impulse = pn;
+    }
+    if patch.friction > 0.0 {
+        let (k_tt_inv, twist_inv) = (patch.k_tt_inv, patch.twist_inv);
+        let moves = [a_moves, b_moves];
+        let r = friction_rows(
+            patch, rows, &mut va, &mut vb, moves, load, k_tt_inv, twist_inv, h,
+        );
+        residual_sq = residual_sq.max(r);
+    }
+    if a_moves {
+        slots.set(sa, va);
+    }
+    if b_moves {
+        slots.set(sb, vb);
+    }
+    residual_sq
+}
+
 /// The sweeps and shock-propagation stages: the step's Gauss–Seidel sweeps
 /// ([`gauss_seidel_sweeps`]), then, given the shock-propagation `levels` ([`ShockLevels`]),
 /// their sweeps (`shock::shock_propagation`), in the span of one crew (the helpers are claimed
-/// once for both). Each sweep takes the tree's levels leaves first (`split`), the nodes of a
+/// once for both); given `swept`, the report of sweeps already done in colour order
+/// (`colouring`), only the shock-propagation levels. Each sweep takes the tree's levels leaves first (`split`), the nodes of a
 /// level at the same time on the crew's threads ([`crew`](super::crew): they share no moving
 /// body), so the result is that of taking the nodes one after the other, on any number of
 /// threads.
@@ -130,6 +147,7 @@ pub(super) fn sweep_parts(
     tree: &Tree,
     levels: Option<&ShockLevels>,
     settings: &StepSettings,
+    swept: Option<StepReport>,
 ) -> StepReport {
     let h = settings.h;
     let (by_level, one_sided) = match levels {
@@ -196,7 +214,10 @@ pub(super) fn sweep_parts(
             .fold(0.0, f64::max)
     };
     with_crew((1 << depth) - 1, &work, |crew| {
-        let report = gauss_seidel_sweeps(settings, |order| sweep(crew, Job::Sweep(order)));
+        let report = match swept {
+            Some(report) => report,
+            None => gauss_seidel_sweeps(settings, |order| sweep(crew, Job::Sweep(order))),
+        };
         if levels.is_some() {
             shock_propagation(by_level, settings, |from, to, order| {
                 sweep(crew, Job::Shock { from, to, order });
@@ -209,7 +230,10 @@ pub(super) fn sweep_parts(
 /// The sweeps stage: Gauss–Seidel sweeps by `sweep` (one whole sweep of the step in the given
 /// row order, returning its residual) until the residual is within the tolerance, stalls
 /// ([`StallWatch`]), or `max_iterations`.
-fn gauss_seidel_sweeps(settings: &StepSettings, sweep: impl Fn(RowOrder) -> f64) -> StepReport {
+pub(super) fn gauss_seidel_sweeps(
+    settings: &StepSettings,
+    mut sweep: impl FnMut(RowOrder) -> f64,
+) -> StepReport {
     let mut report = StepReport::default();
     let mut watch = StallWatch::new(settings.stall_window);
     for k in 0..settings.max_iterations {

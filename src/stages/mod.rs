@@ -30,6 +30,7 @@
 //! times as offsets from it) so that they keep their precision late in a long simulation.
 
 pub mod broad_phase;
+pub mod contact_sweep;
 pub mod math;
 mod outward;
 pub mod pair_bounds;
@@ -327,6 +328,11 @@ pub trait FrameStages: Send {
         overrides: &[BoxOverride],
         params: &FrameParams,
     ) -> Result<FrameOutput, StageError>;
+    /// The contact step's coloured sweeps on the same device, if it runs them (see
+    /// [`contact_sweep`]); `None`, the default: the host sweeps them.
+    fn contact_sweeper(&mut self) -> Option<&mut dyn contact_sweep::ContactSweeps> {
+        None
+    }
 }
 
 /// What holds a [`FrameStages`] and runs its frames with it: the world

@@ -12,7 +12,10 @@ use super::EventKind;
 use super::Scratch;
 use crate::body::Body;
 use crate::narrow_phase::ContactPoint;
-use crate::resting_contact::{tracked_contacts, RestingContact, StepSettings, TrackedPoint};
+use crate::resting_contact::{
+    tracked_contacts, RestingContact, StepSettings, Sweeps, TrackedPoint,
+};
+use crate::stages::contact_sweep::ContactSweeps;
 use crate::swept_aabb::Aabb;
 use glam::DVec3;
 
@@ -41,7 +44,15 @@ impl Stores {
     /// their collisions are resolved first, in rounds over the whole island
     /// ([`Stores::collide_jammed`], Bender & Schmitt §3.1), then their contacts are solved with
     /// the rest (§3.2).
-    pub(super) fn resting_contact_step(&mut self, h: f64, s: &mut Scratch) {
+    ///
+    /// `device`, where the frame stages run on one, sweeps the step's contacts
+    /// ([`crate::resting_contact::Sweeps::Device`]).
+    pub(super) fn resting_contact_step(
+        &mut self,
+        h: f64,
+        s: &mut Scratch,
+        device: Option<&mut dyn ContactSweeps>,
+    ) {
         let clock = std::time::Instant::now();
         self.decide_jams(self.clock.time);
         let mut jam_time = clock.elapsed().as_secs_f64();
@@ -55,7 +66,7 @@ impl Stores {
             self.collide_jammed(&mut s.impacts);
             jam_time += clock.elapsed().as_secs_f64();
         }
-        self.solve_contact_step(h, &mut s.pushed, &mut s.woken);
+        self.solve_contact_step(h, &mut s.pushed, &mut s.woken, device);
         self.note_jam_time(jam_time);
     }
 
@@ -207,6 +218,7 @@ impl Stores {
         h: f64,
         pushed: &mut Vec<crate::resting_contact::ContactImpulse>,
         touched: &mut Vec<usize>,
+        device: Option<&mut dyn ContactSweeps>,
     ) {
         self.stats.counts.contact_steps += 1;
         self.stats.counts.resting_contacts += self.contacts.step.contacts.len() as u64;
@@ -230,15 +242,27 @@ impl Stores {
                 .collect(),
             false => Vec::new(),
         };
-        let report = self.contacts.step.solver.solve(
+        let asked = device.is_some();
+        let sweeps = match device {
+            Some(device) => Sweeps::Device(device),
+            None => Sweeps::Tree,
+        };
+        let report = self.contacts.step.solver.solve_on(
             &mut self.bodies,
             &self.contacts.step.contacts,
             &settings,
             true,
+            sweeps,
             |c| pushed.push(*c),
         );
         self.stats.counts.contact_iterations += report.iterations as u64;
         self.stats.stage_times.contact_sweeps += report.sweep_seconds;
+        if report.on_device {
+            self.stats.counts.device_contact_steps += 1;
+            self.stats.stage_times.device_sweeps += report.device_seconds;
+        } else if asked {
+            self.stats.counts.device_sweep_failures += 1;
+        }
         self.stats.counts.step_point_sweeps +=
             (self.contacts.step.contacts.len() * report.iterations) as u64;
         for c in pushed.iter() {

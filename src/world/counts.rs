@@ -51,6 +51,10 @@ pub struct Counts {
     pub resting_contacts: u64,
     /// Gauss–Seidel sweeps, summed over contact steps.
     pub contact_iterations: u64,
+    /// Contact steps whose sweeps ran on the device (`--backend gpu`), and those that asked
+    /// for it and were swept on the host because the device failed.
+    pub device_contact_steps: u64,
+    pub device_sweep_failures: u64,
     /// Held pairs re-solved mid-step because they came within the held band after all.
     pub held_resolutions: u64,
     /// Of those, the re-solves done inside a cluster that the event loop would otherwise have
@@ -131,6 +135,8 @@ impl Counts {
             contact_steps,
             resting_contacts,
             contact_iterations,
+            device_contact_steps,
+            device_sweep_failures,
             held_resolutions,
             cluster_resolutions,
             kept_bounds,
@@ -172,6 +178,8 @@ impl Counts {
         self.contact_steps += contact_steps;
         self.resting_contacts += resting_contacts;
         self.contact_iterations += contact_iterations;
+        self.device_contact_steps += device_contact_steps;
+        self.device_sweep_failures += device_sweep_failures;
         self.held_resolutions += held_resolutions;
         self.cluster_resolutions += cluster_resolutions;
         self.kept_bounds += kept_bounds;
@@ -295,6 +303,9 @@ pub struct StageTimes {
     /// Of `contact_step`, the solver's sweeps (Gauss–Seidel and shock propagation), the part
     /// that runs on every core.
     pub contact_sweeps: f64,
+    /// Of `contact_sweeps`, the Gauss–Seidel sweeps run on the device (packing, upload,
+    /// dispatches, waiting, readback; 0 on the host path).
+    pub device_sweeps: f64,
     /// Swept boxes, broad phase and the first (coarse) pair bounds at frame starts.
     pub broad_phase: f64,
     /// The event loop: heap pops, distances, collision response, re-bounding.

@@ -48,6 +48,8 @@ mod settings;
 mod sleep;
 mod stage_seed;
 mod stores;
+#[cfg(test)]
+mod sweep_tests;
 mod swept_boxes;
 #[cfg(test)]
 mod tests;
@@ -305,7 +307,9 @@ impl World {
     fn start_step(&mut self, t0: f64, t1: f64) {
         self.stores.clock.frame_end = t1;
         if self.stores.settings.resting_mode == RestingContactMode::Constraints {
-            self.stores.resting_contact_step(t1 - t0, &mut self.scratch);
+            let device = self.stages.as_mut().and_then(|s| s.contact_sweeper());
+            self.stores
+                .resting_contact_step(t1 - t0, &mut self.scratch, device);
         }
         // The joints' impulses that hold them at the step's end (their bodies fly ballistic
         // trajectories within it, so the bounds below stay conservative).
