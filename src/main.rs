@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tumble::gpu::{Backend, BackendKind};
 use tumble::output;
-use tumble::scene;
+use tumble::scene::{self, Scene};
 
 /// The system allocator, counting the event loops' allocations for `tumble bench`'s report.
 #[global_allocator]
@@ -92,22 +92,29 @@ enum BackendChoice {
     /// The WGSL compute stages on the adapter wgpu finds, a CPU implementation such as lavapipe
     /// included; exit code 2 if there is none (TUMBLE_ADAPTER=<substring> picks one).
     Gpu,
-    /// The backend measured faster for the run: today always the CPU, without opening a device
-    /// (no scene has been measured faster on a GPU yet).
+    /// The GPU for scenes of at least 50 000 moving bodies when wgpu finds a real (discrete or
+    /// integrated) GPU, else the CPU; below that count no device is looked for.
     Auto,
 }
 
-/// Resolves the requested backend through [`tumble::gpu::select`]; an explicit `gpu` names its
-/// adapter on stderr. Install it on each world with [`Backend::install`].
-fn select_backend(choice: BackendChoice) -> Result<Backend, Failure> {
+/// Resolves the requested backend for `scene` through [`tumble::gpu::select`]. A device opened
+/// is named on stderr (and why `auto` could not use one it picked); with `why`, also what `auto`
+/// chose and why (`tumble bench`). Install it on each world with [`Backend::install`].
+fn select_backend(choice: BackendChoice, scene: &Scene, why: bool) -> Result<Backend, Failure> {
     let kind = match choice {
         BackendChoice::Cpu => BackendKind::Cpu,
         BackendChoice::Gpu => BackendKind::Gpu,
         BackendChoice::Auto => BackendKind::Auto,
     };
-    let selection = tumble::gpu::select(kind).map_err(|e| Failure::invalid(e.to_string()))?;
-    if let Some(note) = &selection.note {
-        eprintln!("{note}");
+    let (moving, _, _) = scene.motion_counts();
+    let selection =
+        tumble::gpu::select(kind, moving).map_err(|e| Failure::invalid(e.to_string()))?;
+    let line = match (&selection.auto, &selection.note) {
+        (Some(auto), _) if why => Some(auto),
+        (_, note) => note.as_ref(),
+    };
+    if let Some(line) = line {
+        eprintln!("{line}");
     }
     Ok(selection.backend)
 }

@@ -555,8 +555,8 @@ fn cli_gpu_backend_without_an_adapter_exits_2() {
 
 #[test]
 fn cli_auto_runs_the_cpu_silently_without_opening_a_device() {
-    // `auto` is the CPU until a scene is measured faster on a device: an impossible adapter
-    // filter cannot matter, and nothing from wgpu or the Vulkan loader reaches stderr.
+    // Below 50 000 moving bodies `auto` looks for no device: an impossible adapter filter
+    // cannot matter, and nothing from wgpu or the Vulkan loader reaches stderr.
     let dir = temp_dir("auto").join("out");
     let out = run_small_funnel(&dir, "auto", &[("TUMBLE_ADAPTER", "no-such-adapter")]);
     let stderr = text(&out.stderr);

@@ -401,6 +401,7 @@ fn every_bundled_scene_parses() {
         "funnel-250.toml",
         "funnel-4000.toml",
         "funnel-10k.toml",
+        "funnel-100k.toml",
         "mesh-parts.toml",
         "joints/newtons-cradle-strings.toml",
         "joints/chain.toml",
@@ -432,7 +433,10 @@ fn check_funnel(file: &str, cubes: usize, w0: f64, s: f64, z0: f64, z1: f64, low
                 ground.position.z + half_extents.z,
                 0.0,
                 "{file}: ground top at z = 0"
-            )
+            );
+            // Beyond the funnel's mouth on every side.
+            let mouth = w0 + s * (z1 - z0);
+            assert!(half_extents.x.min(half_extents.y) > mouth, "{file}: ground");
         }
         _ => panic!("{file}: ground is not a box"),
     }
@@ -506,6 +510,7 @@ fn funnel_scenes_geometry() {
     check_funnel("funnel-250.toml", 250, 2.0, 1.0, 8.0, 16.0, 18.0);
     check_funnel("funnel-4000.toml", 4000, 4.0, 2.0, 8.0, 16.0, 26.0);
     check_funnel("funnel-10k.toml", 10_000, 4.0, 2.0, 8.0, 16.0, 26.0);
+    check_funnel("funnel-100k.toml", 100_000, 8.0, 4.0, 8.0, 16.0, 18.0);
     check_funnel("small-funnel.toml", 50, 1.0, 1.0, 4.0, 8.0, 9.0);
 }
 

@@ -108,7 +108,7 @@ pub fn batch(args: &BatchArgs) -> Result<(), Failure> {
         dir.as_mut_os_string().push("-batch");
         dir
     });
-    let backend = select_backend(args.backend)?;
+    let backend = select_backend(args.backend, &scene, false)?;
     let shard = args.shard.unwrap_or(tumble::batch::Shard::ALL);
     let trials = args
         .trials

@@ -11,7 +11,7 @@ pub struct BenchArgs {
     /// The scene file (TOML), optionally with a [bench] table (outlet_z).
     scene: PathBuf,
     /// Where the data-parallel frame stages run (the same default as `run`, so that a bench
-    /// measures what a run does).
+    /// measures what a run does; with `auto`, one line on stderr says what it chose and why).
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     backend: BackendChoice,
     /// How many times to run the scene; each run is reported, and the medians.
@@ -44,7 +44,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
     set_threads(args.threads)?;
     let scene = tumble::bench::load(&args.scene)?;
     // After the scene checks, so that an invalid scene fails without opening a device.
-    let backend = select_backend(args.backend)?;
+    let backend = select_backend(args.backend, &scene.scene, true)?;
     let options = tumble::bench::BenchOptions {
         backend: backend.name().to_string(),
         adapter: backend.adapter(),

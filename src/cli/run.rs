@@ -40,7 +40,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     }
     let mut sim = resume::simulation(&scene, &mut resumed)?;
     // After the scene checks, so that an invalid scene fails without opening a device.
-    let backend = select_backend(args.backend)?;
+    let backend = select_backend(args.backend, &scene, false)?;
     backend.install(sim.world_mut());
     let selection = output::FrameSelection::new(args.every, &args.record, sim.world())
         .map_err(Failure::invalid)?;

@@ -35,9 +35,15 @@ pub struct GpuContext {
 }
 
 impl GpuContext {
-    /// Opens a device on the best adapter (see the `gpu` module docs for the choice and
-    /// `TUMBLE_ADAPTER`). Requests the adapter's own limits so large scenes fit.
+    /// Opens a device on the best adapter ([`Self::best_adapter`]).
     pub fn new() -> Result<GpuContext, GpuError> {
+        GpuContext::on_adapter(GpuContext::best_adapter()?)
+    }
+
+    /// The adapter a device is opened on: the first whose name contains `TUMBLE_ADAPTER` if it
+    /// is set, else the best ranked (discrete, integrated, virtual, CPU, other; see the `gpu`
+    /// module docs). Lists the adapters without opening any.
+    pub fn best_adapter() -> Result<wgpu::Adapter, GpuError> {
         let backends = wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12;
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
         desc.backends = backends;
@@ -54,14 +60,18 @@ impl GpuContext {
             wgpu::DeviceType::Cpu => 3,
             wgpu::DeviceType::Other => 4,
         };
-        let adapter = adapters
+        adapters
             .into_iter()
             .filter(|a| match &wanted {
                 Some(w) => a.get_info().name.to_lowercase().contains(&w.to_lowercase()),
                 None => true,
             })
             .min_by_key(|a| rank(a.get_info().device_type))
-            .ok_or(GpuError::NoAdapter { wanted, available })?;
+            .ok_or(GpuError::NoAdapter { wanted, available })
+    }
+
+    /// Opens a device on `adapter`, with the adapter's own limits so that large scenes fit.
+    pub fn on_adapter(adapter: wgpu::Adapter) -> Result<GpuContext, GpuError> {
         let info = adapter.get_info();
         let (device, queue) =
             pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
@@ -80,9 +90,11 @@ impl GpuContext {
 
     /// `"<name> (<backend>, <type>)"`, e.g. `"llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)"`.
     pub fn adapter_name(&self) -> String {
-        format!(
-            "{} ({:?}, {:?})",
-            self.info.name, self.info.backend, self.info.device_type
-        )
+        adapter_name(&self.info)
     }
+}
+
+/// [`GpuContext::adapter_name`] for an adapter not (yet) opened.
+pub fn adapter_name(info: &wgpu::AdapterInfo) -> String {
+    format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type)
 }

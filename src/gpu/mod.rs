@@ -12,7 +12,8 @@
 //! Adapter choice: Vulkan, Metal or DX12; `TUMBLE_ADAPTER=<substring>` picks the first adapter
 //! whose name contains it (case-insensitive); otherwise a discrete GPU beats an integrated one, a
 //! virtual one and a CPU implementation (Mesa's lavapipe/llvmpipe is accepted, so the comparison
-//! tests run in CI without a GPU).
+//! tests run in CI without a GPU). `--backend auto` looks at the same adapter (`TUMBLE_ADAPTER`
+//! steers it too) and takes it only if it is a discrete or integrated GPU ([`auto`]).
 //!
 //! # Where it lives
 //! - `device`: the headless device ([`GpuContext`]) and why one could not be opened;
@@ -28,8 +29,10 @@
 //!   (`shaders/contact_sweep.wgsl`), one submission and one readback per step;
 //! - `collision_round`: [`GpuStages`] as `CollisionRounds`: a jammed island's collision round
 //!   (`shaders/collision_round.wgsl`), one submission and one readback per round;
-//! - [`select`](mod@select): which backend a command runs on; [`shader`]: the WGSL sources.
+//! - [`select`](mod@select): which backend a command runs on, and [`auto`]: the rule `auto`
+//!   picks by and its quiet look for a device; [`shader`]: the WGSL sources.
 
+pub mod auto;
 mod buffers;
 mod collision_round;
 mod contact_sweep;
@@ -42,6 +45,7 @@ pub mod select;
 pub mod shader;
 mod sort;
 
+pub use auto::{auto_choice, AutoChoice, Found, AUTO_GPU_MIN_BODIES};
 pub use device::{GpuContext, GpuError};
 pub use encode::{dispatch_size, WG_SIZE};
 pub use select::{select, Backend, BackendKind, SelectError, Selection, SharedGpuStages};

@@ -1,18 +1,17 @@
 //! Choosing where the frame stages run: the host's own f64 path (`cpu`), the WGSL stages on
-//! whatever adapter wgpu finds (`gpu`), or the one measured faster for the run (`auto`).
+//! whatever adapter wgpu finds (`gpu`), or the one expected faster for the run (`auto`).
 //!
-//! Shared by every command that builds a world (`tumble run`, `tumble bench`) so that they agree
-//! on the rule and on the messages.
+//! Shared by every command that builds a world (`tumble run`, `tumble bench`, `tumble batch`,
+//! the Python bindings) so that they agree on the rule and on the messages.
 //!
-//! Why `auto` is the CPU today: no scene has been measured faster on a GPU yet (on an H200 the
-//! GPU backend ran funnel.toml in 38–43 s against 31–40 s on the host, and its f32 bounds give
-//! other event counts), and probing wgpu costs about 75 ms per run and prints the Vulkan
-//! loader's complaints on headless machines. So `auto`, the default, opens no device and says
-//! nothing; it will pick the GPU only where a documented rule finds the device measured faster.
+//! `auto`, the default, runs the GPU only for scenes of at least
+//! [`AUTO_GPU_MIN_BODIES`](super::auto::AUTO_GPU_MIN_BODIES) moving bodies on a real GPU, and
+//! below that looks for no device at all (the rule and why: [`super::auto`]). `cpu` never looks.
 //! `--backend gpu` uses any adapter, CPU implementations such as lavapipe included (that is how
 //! the GPU path is tested without a GPU).
 
-use super::{GpuError, GpuStages};
+use super::auto::{auto_choice, probe};
+use super::{GpuContext, GpuError, GpuStages};
 use crate::stages::collision_round::{CollisionRounds, RoundInput, RoundOutput};
 use crate::stages::contact_sweep::{ContactSweeps, SweepInput, SweepOutput};
 use crate::stages::{
@@ -28,8 +27,8 @@ pub enum BackendKind {
     Cpu,
     /// [`GpuStages`] on the adapter [`super::GpuContext::new`] picks, CPU implementations included.
     Gpu,
-    /// The backend measured faster for the run: today always the host path, without opening a
-    /// device (see the module docs).
+    /// The GPU for scenes of many moving bodies on a real GPU, else the host path
+    /// ([`super::auto`]); no device is looked for below the body count.
     Auto,
 }
 
@@ -171,14 +170,18 @@ impl ContactSweeps for SharedGpuStages {
     }
 }
 
-/// The outcome of [`select`]: the backend, and one line for stderr saying which device an
-/// explicit `gpu` opened. `None` for the CPU (nothing to report).
+/// The outcome of [`select`]: the backend, and the lines for stderr.
 #[derive(Debug)]
 pub struct Selection {
     /// The backend to install.
     pub backend: Backend,
-    /// E.g. `"backend: gpu (NVIDIA … (Vulkan, DiscreteGpu))"`.
+    /// The line every command prints: which device was opened, e.g. `"backend: gpu (NVIDIA …
+    /// (Vulkan, DiscreteGpu))"`, or why `auto` could not use the GPU it found. `None` for the
+    /// CPU otherwise (nothing to report).
     pub note: Option<String>,
+    /// For `auto`: what it chose and why, e.g. `"backend: cpu (auto: 1 005 moving bodies, below
+    /// the 50 000 the GPU needs)"`, which `tumble bench` prints. `None` for `cpu` and `gpu`.
+    pub auto: Option<String>,
 }
 
 /// An explicit `--backend gpu` that cannot be honoured.
@@ -201,13 +204,15 @@ impl From<GpuError> for SelectError {
     }
 }
 
-/// Resolves `kind` to a backend (see the module docs for the `auto` rule). Only an explicit
-/// [`BackendKind::Gpu`] opens a device, and only it can fail.
-pub fn select(kind: BackendKind) -> Result<Selection, SelectError> {
+/// Resolves `kind` to a backend for a scene of `moving_bodies` dynamic bodies (the `auto` rule:
+/// [`super::auto`]). `cpu` looks for no device; only an explicit [`BackendKind::Gpu`] can fail
+/// (`auto` falls back to the host, and says why, if the GPU it picked cannot be opened).
+pub fn select(kind: BackendKind, moving_bodies: usize) -> Result<Selection, SelectError> {
     match kind {
-        BackendKind::Cpu | BackendKind::Auto => Ok(Selection {
+        BackendKind::Cpu => Ok(Selection {
             backend: Backend::Cpu,
             note: None,
+            auto: None,
         }),
         BackendKind::Gpu => {
             let stages = GpuStages::new()?;
@@ -215,6 +220,44 @@ pub fn select(kind: BackendKind) -> Result<Selection, SelectError> {
             Ok(Selection {
                 backend: Backend::Gpu(SharedGpuStages::new(stages)),
                 note: Some(note),
+                auto: None,
+            })
+        }
+        BackendKind::Auto => {
+            let mut adapter = None;
+            let choice = auto_choice(moving_bodies, || {
+                let (a, found) = probe();
+                adapter = a;
+                found
+            });
+            let opened = match adapter {
+                Some(a) if choice.gpu => {
+                    Some(GpuContext::on_adapter(a).and_then(GpuStages::with_context))
+                }
+                _ => None,
+            };
+            Ok(match opened {
+                None => Selection {
+                    backend: Backend::Cpu,
+                    note: None,
+                    auto: Some(format!("backend: cpu ({})", choice.reason)),
+                },
+                Some(Ok(stages)) => {
+                    let line = format!("backend: gpu ({})", choice.reason);
+                    Selection {
+                        backend: Backend::Gpu(SharedGpuStages::new(stages)),
+                        note: Some(line.clone()),
+                        auto: Some(line),
+                    }
+                }
+                Some(Err(e)) => {
+                    let line = format!("backend: cpu ({}; cannot be used: {e})", choice.reason);
+                    Selection {
+                        backend: Backend::Cpu,
+                        note: Some(line.clone()),
+                        auto: Some(line),
+                    }
+                }
             })
         }
     }

@@ -27,8 +27,8 @@ pub const MAX_STEPS_PER_FRAME: f64 = 1e5;
 
 /// Most frames times bodies a run may take: every frame costs every body its bookkeeping (its
 /// advance, the broad phase, a row of frames.csv of about 100 bytes), so 1e9 is 100 GB of frames
-/// and minutes of work at the least. The bundled scenes reach 3e6 (funnel-10k: 300 frames of
-/// 10 005 bodies). A fuzz mutant of funnel-4000 with frame_period = 1e-6 asked for 2.4e10.
+/// and minutes of work at the least. The bundled scenes reach 5e6 (funnel-100k: 50 frames of
+/// 100 005 bodies). A fuzz mutant of funnel-4000 with frame_period = 1e-6 asked for 2.4e10.
 pub const MAX_BODY_FRAMES: f64 = 1e9;
 
 /// Most a friction coefficient may be: measured coefficients stay below about 3 (silicone

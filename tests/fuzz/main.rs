@@ -214,6 +214,11 @@ fn the_mutator_is_a_function_of_the_seed_and_covers_every_class() {
     let files = SpecialFiles::make(&dir.join("files"));
     let scenes = bundled_scenes();
     assert!(scenes.len() >= 30, "{} bundled scenes", scenes.len());
+    // funnel-100k is mutated with a tenth of its cubes (`MAX_LATTICE_BODIES`), the others whole.
+    let large = scenes.iter().find(|s| s.name.ends_with("funnel-100k.toml"));
+    assert!(large.unwrap().text.contains("\ncount = [50, 50, 4]\n"));
+    let ten_k = scenes.iter().find(|s| s.name.ends_with("funnel-10k.toml"));
+    assert!(ten_k.unwrap().text.contains("\ncount = [20, 20, 25]\n"));
     let mesh_scene = scenes.iter().find(|s| !s.meshes.is_empty()).unwrap();
     let a = mutant(mesh_scene, 42, &files);
     let b = mutant(mesh_scene, 42, &files);

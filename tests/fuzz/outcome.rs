@@ -7,9 +7,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Wall time a command may take before it counts as a hang: a case takes 11 ms on average, the
-/// 0.05 s run of funnel-10k (the largest scene) about 0.25 s, and the slowest valid mutant seen
-/// (a drum part moved 1 km out along its axis: its turning reach makes every pair bound near it
-/// short) 8.6 s; a minute leaves room for a loaded machine and still ends a spin.
+/// 0.05 s run of funnel-10k (the largest mutated scene) about 0.25 s, and the slowest valid
+/// mutant seen (a drum part moved 1 km out along its axis: its turning reach makes every pair
+/// bound near it short) 8.6 s; a minute leaves room for a loaded machine and still ends a spin.
 pub const COMMAND_BUDGET: Duration = Duration::from_secs(60);
 
 /// How a command ended.
