@@ -6,34 +6,13 @@
 //! order of its points for the colours' (inside a jam the order means nothing; the host's
 //! round takes them in pair order); its f64 twin sweeps them in the same colour order.
 
-use super::impacts::{Convergence, ImpactScratch, Row};
+use super::impacts::{Convergence, ImpactScratch};
 use super::stores::Stores;
-use crate::resting_contact::Colouring;
 use crate::stages::collision_round::{
     CollisionRounds, RoundBody, RoundInput, RoundOutput, RoundParams, RoundRow,
 };
 use crate::stages::contact_sweep::{mat3_f32, vec3_f32, SLOT_STILL};
 use glam::DVec3;
-
-/// A round packed for a device, kept between rounds so that a round allocates nothing once
-/// grown.
-#[derive(Default)]
-pub(super) struct DeviceRound {
-    colouring: Colouring,
-    /// Each pair's first row (in the rows' present order) and its slots, and the rows
-    /// gathered in colour order.
-    runs: Vec<(u32, u32)>,
-    slots: Vec<(u32, u32)>,
-    gathered: Vec<Row>,
-    /// The round's bodies (indices into the world's), and each world body's index among
-    /// them (`u32::MAX`: not in the round).
-    bodies: Vec<usize>,
-    index: Vec<u32>,
-    rows: Vec<RoundRow>,
-    packed: Vec<RoundBody>,
-    pairs: Vec<u32>,
-    starts: Vec<u32>,
-}
 
 impl Stores {
     /// [`Stores::joint_round`] on `device`: the rows put in colour order, solved there, and the

@@ -40,7 +40,8 @@ use super::stores::Stores;
 use super::EventKind;
 use super::RestingContactMode;
 use crate::narrow_phase::ContactPoint;
-use crate::stages::collision_round::CollisionRounds;
+use crate::resting_contact::Colouring;
+use crate::stages::collision_round::{CollisionRounds, RoundBody, RoundRow};
 use glam::{DMat3, DVec3};
 use rustc_hash::FxHashSet;
 
@@ -104,7 +105,27 @@ pub(super) struct ImpactScratch {
     pub(super) saved: Vec<(usize, DVec3, DVec3)>,
     candidates: Vec<u32>,
     /// A round packed for a device (`device_round.rs`).
-    pub(super) device: super::device_round::DeviceRound,
+    pub(super) device: DeviceRound,
+}
+
+/// A round packed for a device (`device_round.rs`), kept between rounds so that a round
+/// allocates nothing once grown.
+#[derive(Default)]
+pub(super) struct DeviceRound {
+    pub(super) colouring: Colouring,
+    /// Each pair's first row (in the rows' present order) and its slots, and the rows
+    /// gathered in colour order.
+    pub(super) runs: Vec<(u32, u32)>,
+    pub(super) slots: Vec<(u32, u32)>,
+    pub(super) gathered: Vec<Row>,
+    /// The round's bodies (indices into the world's), and each world body's index among
+    /// them (`u32::MAX`: not in the round).
+    pub(super) bodies: Vec<usize>,
+    pub(super) index: Vec<u32>,
+    pub(super) rows: Vec<RoundRow>,
+    pub(super) packed: Vec<RoundBody>,
+    pub(super) pairs: Vec<u32>,
+    pub(super) starts: Vec<u32>,
 }
 
 impl Stores {
