@@ -10,9 +10,9 @@
 # funnel-10k.toml for 6 s and funnel-100k.toml for 1 s. Each run is stopped after --limit
 # seconds of wall time (default 270), so that the whole call fits a device command's limit;
 # a stopped run prints `timeout` for its figures. Prints one CSV row per run (wall time, the
-# contact step, the sweeps and the part on the device, the frame stages, the device's share,
-# collisions, contact steps swept on the device, deepest overlap, escaped) and then, per scene,
-# the ratio cpu wall / gpu wall. With $OUT set, each run's JSON report is also written there.
+# contact step, the sweeps and the part on the device, the stepped islands and their rounds on
+# the device, the frame stages, the device's share, collisions, contact steps swept on the
+# device, deepest overlap, escaped) and then, per scene, the ratio cpu wall / gpu wall. With $OUT set, each run's JSON report is also written there.
 set -euo pipefail
 threads=16
 limit=270
@@ -31,7 +31,7 @@ command -v nvidia-smi >/dev/null && nvidia-smi -L || true
 nproc
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-echo "scene,duration_s,backend,threads,wall_s,contact_step_s,contact_sweeps_s,device_sweeps_s,frame_stages_s,device_share,collisions,contact_steps,device_contact_steps,max_penetration_m,escaped"
+echo "scene,duration_s,backend,threads,wall_s,contact_step_s,contact_sweeps_s,device_sweeps_s,stepped_islands_s,device_rounds_s,frame_stages_s,device_share,collisions,contact_steps,device_contact_steps,max_penetration_m,escaped"
 declare -A walls
 for spec in "${specs[@]}"; do
   scene=${spec%:*}
@@ -51,6 +51,7 @@ share = d.get("device_share")
 print(",".join(str(x) for x in [
     round(d["wall_time"], 3), round(t.get("contact_step", 0), 3),
     round(t.get("contact_sweeps", 0), 3), round(t.get("device_sweeps", 0), 3),
+    round(t.get("stepped_islands", 0), 3), round(t.get("device_rounds", 0), 3),
     round(t.get("frame_stages", 0), 3), "" if share is None else round(share, 4),
     c["collisions"], c["contact_steps"], c.get("device_contact_steps", 0),
     d["max_penetration"], d["escaped"]]))
@@ -58,7 +59,7 @@ EOF
       )
       walls[$scene,$backend]=${row%%,*}
     else
-      row="timeout,,,,,,,,,,"
+      row="timeout,,,,,,,,,,,,"
       tail -3 "$work/err.txt" >&2 || true
     fi
     echo "$scene,$duration,$backend,$threads,$row"

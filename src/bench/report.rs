@@ -69,9 +69,9 @@ pub struct BenchReport {
     pub event_loop_allocations: Option<Allocations>,
     /// Median of each per-stage wall time (s).
     pub stage_times: serde_json::Value,
-    /// The device's share of the wall time: the frame stages' calls and the contact sweeps on
-    /// the device (`frame_stages` + `device_sweeps`, each from upload to readback) over the
-    /// wall time; `None` on the CPU backend.
+    /// The device's share of the wall time: the frame stages' calls, the contact sweeps and
+    /// the collision rounds on the device (`frame_stages` + `device_sweeps` + `device_rounds`,
+    /// each from upload to readback) over the wall time; `None` on the CPU backend.
     pub device_share: Option<f64>,
     /// The first run's counters.
     pub counts: Counts,
@@ -101,8 +101,9 @@ fn device_share(
             .and_then(serde_json::Value::as_f64)
             .unwrap_or(0.0)
     };
-    (options.backend == "gpu" && wall_time > 0.0)
-        .then(|| (stage("frame_stages") + stage("device_sweeps")) / wall_time)
+    (options.backend == "gpu" && wall_time > 0.0).then(|| {
+        (stage("frame_stages") + stage("device_sweeps") + stage("device_rounds")) / wall_time
+    })
 }
 
 /// The medians of the timing figures; counters and quality from the first run.

@@ -314,6 +314,9 @@ pub struct StageTimes {
     /// Of `contact_sweeps`, the Gauss–Seidel sweeps run on the device (packing, upload,
     /// dispatches, waiting, readback; 0 on the host path).
     pub device_sweeps: f64,
+    /// Of `stepped_islands`, the collision rounds solved on the device (packing, upload,
+    /// dispatches, waiting, readback; 0 on the host path).
+    pub device_rounds: f64,
     /// Swept boxes, broad phase and the first (coarse) pair bounds at frame starts.
     pub broad_phase: f64,
     /// The event loop: heap pops, distances, collision response, re-bounding.

@@ -25,6 +25,7 @@ impl Stores {
         convergence: Convergence,
         device: &mut dyn CollisionRounds,
     ) {
+        let clock = std::time::Instant::now();
         self.colour_round(set);
         let before = self.round_energy(&set.saved);
         let tolerance = convergence.tolerance * Self::round_scale(set);
@@ -61,6 +62,7 @@ impl Stores {
             break;
         }
         self.stats.counts.device_rounds += 1;
+        self.stats.stage_times.device_rounds += clock.elapsed().as_secs_f64();
         self.log_round(set);
     }
 
