@@ -69,7 +69,9 @@ impl Stores {
             self.collide_jammed(&mut s.impacts, rounds);
             jam_time += clock.elapsed().as_secs_f64();
         }
-        let sweeps = device.and_then(|d| d.contact_sweeper());
+        // A step too small to repay a device call is swept on the host (`DEVICE_MIN_POINTS`).
+        let large = self.contacts.step.contacts.len() >= self.settings.device_minimums.0;
+        let sweeps = device.filter(|_| large).and_then(|d| d.contact_sweeper());
         self.solve_contact_step(h, &mut s.pushed, &mut s.woken, sweeps);
         self.note_jam_time(jam_time);
     }

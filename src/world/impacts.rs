@@ -370,7 +370,8 @@ impl Stores {
                 }
             }
         }
-        match device {
+        // A round too small to repay a device call is solved on the host (`DEVICE_MIN_ROWS`).
+        match device.filter(|_| set.rows.len() >= self.settings.device_minimums.1) {
             Some(device) => self.device_joint_round(set, convergence, device),
             None => self.joint_round(set, 1.0, convergence),
         }

@@ -59,7 +59,10 @@ pub use crate::body::BodyState;
 pub use counts::{Counts, DeepestOverlap, SimError, StageTimes};
 pub use event_log::{EventKind, ImpulseEvent};
 pub use saved_state::{StateError, WorldState, WorldStateRef};
-pub use settings::{ContactPush, JammedIslands, Method, RestingContactMode, WorldConfig};
+pub use settings::{
+    ContactPush, JammedIslands, Method, RestingContactMode, WorldConfig, DEVICE_MIN_POINTS,
+    DEVICE_MIN_ROWS,
+};
 
 use crate::body::{Body, Motion};
 use crate::narrow_phase::ContactPoint;
@@ -533,6 +536,14 @@ impl World {
     /// loop), which the tests use to check that path.
     pub fn set_island_margin(&mut self, scale: f64) {
         self.stores.settings.island_margin = scale.max(0.0);
+    }
+
+    /// With frame stages on a device ([`Self::set_frame_stages`]): a contact step of at least
+    /// `points` contact points has its sweeps run there, and a jammed island's collision round
+    /// of at least `rows` points is solved there; smaller ones stay on the host (defaults
+    /// [`DEVICE_MIN_POINTS`] and [`DEVICE_MIN_ROWS`]; 0 sends every one to the device).
+    pub fn set_device_minimums(&mut self, points: usize, rows: usize) {
+        self.stores.settings.device_minimums = (points, rows);
     }
 
     /// Name of the frame stages in use ("host" when none were set).

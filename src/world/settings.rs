@@ -159,6 +159,10 @@ pub(super) struct Settings {
     pub(super) parallel_islands: bool,
     /// Scale of the margin by which an island's limits exceed its bodies' swept boxes.
     pub(super) island_margin: f64,
+    /// With frame stages on a device: the fewest contact points a contact step sweeps there,
+    /// and the fewest points a collision round solves there (fewer: the host; see
+    /// [`World::set_device_minimums`](super::World::set_device_minimums)).
+    pub(super) device_minimums: (usize, usize),
     /// The LCP method's step, and its friction cone's directions.
     pub(super) time_step: f64,
     pub(super) friction_directions: usize,
@@ -171,6 +175,17 @@ pub(super) struct Settings {
     /// ([`World::set_deadline`](super::World::set_deadline)); not part of the physics.
     pub(super) deadline: Option<(std::time::Instant, f64)>,
 }
+
+/// The fewest contact points of a contact step swept on a device, and the fewest points of a
+/// jammed island's collision round solved there: below them the host is faster on any device.
+/// A device call costs a submission and a readback (about 0.1 ms on a GPU) and a few µs a
+/// dispatch, one dispatch a colour and sweep (a step of 16 sweeps over 10 colours: about
+/// 0.7 ms; a round's three phases of up to 32 sweeps: about 4 ms), against 70 ns a point-sweep
+/// on the host's two cores for the contact sweeps (to about 12 ns on 16) and about 50 ns a
+/// point-sweep for a round (one core). Provisional, like `auto`'s threshold, until measured on
+/// a lent GPU (`benches/device_check.sh`); on lavapipe the device costs 22 ms a step or a round.
+pub const DEVICE_MIN_POINTS: usize = 4096;
+pub const DEVICE_MIN_ROWS: usize = 2048;
 
 impl Settings {
     /// The settings of a world configured by `world`, with its material table.
@@ -205,6 +220,7 @@ impl Settings {
                 && world.resting_contact == RestingContactMode::Constraints,
             parallel_islands: true,
             island_margin: 1.0,
+            device_minimums: (DEVICE_MIN_POINTS, DEVICE_MIN_ROWS),
             record_events: false,
             motion_limits: (f64::INFINITY, f64::INFINITY),
             time_step: world.time_step,
