@@ -241,3 +241,57 @@ impl GpuStages {
 pub(super) fn size_of<T>() -> u64 {
     std::mem::size_of::<T>() as u64
 }
+
+/// A bind group of a solver stage (`contact_sweep`, `collision_round`): `uniform` at binding 0,
+/// one 16-byte slot of `passes` at a dynamic offset at binding 1 (which colour, or phase, a
+/// dispatch sweeps), and `storage` whole at bindings 2, 3, … in order.
+pub(super) fn solver_bind_group(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::BindGroupLayout,
+    uniform: &wgpu::Buffer,
+    passes: &GrowBuffer,
+    storage: &[&GrowBuffer],
+) -> wgpu::BindGroup {
+    let mut entries = vec![
+        wgpu::BindGroupEntry {
+            binding: 0,
+            resource: uniform.as_entire_binding(),
+        },
+        wgpu::BindGroupEntry {
+            binding: 1,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &passes.buffer,
+                offset: 0,
+                size: NonZeroU64::new(16),
+            }),
+        },
+    ];
+    entries.extend(
+        storage
+            .iter()
+            .enumerate()
+            .map(|(k, b)| wgpu::BindGroupEntry {
+                binding: 2 + k as u32,
+                resource: b.buffer.as_entire_binding(),
+            }),
+    );
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(label),
+        layout,
+        entries: &entries,
+    })
+}
+
+/// The bytes of a solver stage's dispatch slots: slot `k` (at `k·align`) holds `words(k)`, the
+/// rest of it zeros.
+pub(super) fn pass_slots(slots: usize, align: u64, words: impl Fn(usize) -> [u32; 2]) -> Vec<u8> {
+    let mut bytes = vec![0u8; slots * align as usize];
+    for k in 0..slots {
+        let at = k * align as usize;
+        let [x, y] = words(k);
+        bytes[at..at + 4].copy_from_slice(&x.to_le_bytes());
+        bytes[at + 4..at + 8].copy_from_slice(&y.to_le_bytes());
+    }
+    bytes
+}

@@ -4,7 +4,7 @@
 //! one-thread pass that stops its phase. Buffers persist between rounds and grow as rounds need;
 //! the pipelines are built on the first round.
 
-use super::buffers::{size_of, GrowBuffer};
+use super::buffers::{pass_slots, size_of, solver_bind_group, GrowBuffer};
 use super::encode::{dispatch_threads, WG_SIZE};
 use super::pipeline::Stage;
 use super::readback::Readback;
@@ -13,7 +13,6 @@ use crate::stages::collision_round::{
     CollisionRounds, RoundBody, RoundControl, RoundInput, RoundOutput, RoundParams, RoundRow,
 };
 use crate::stages::StageError;
-use std::num::NonZeroU64;
 
 /// The phases in the order they run: normal (0), friction (1), inelastic (2).
 const PHASES: [u32; 3] = [0, 1, 2];
@@ -92,14 +91,10 @@ impl GpuStages {
             state.bind_group = None;
         }
         queue.write_buffer(&state.params, 0, bytemuck::bytes_of(&input.params));
-        let mut passes = vec![0u8; slots * align as usize];
-        for phase in PHASES {
-            for c in 0..colours {
-                let at = (phase as usize * colours + c) * align as usize;
-                passes[at..at + 4].copy_from_slice(&(c as u32).to_le_bytes());
-                passes[at + 4..at + 8].copy_from_slice(&phase.to_le_bytes());
-            }
-        }
+        // Slot `phase · colours + c`: colour c of that phase.
+        let passes = pass_slots(slots, align, |k| {
+            [(k % colours) as u32, (k / colours) as u32]
+        });
         queue.write_buffer(&state.passes.buffer, 0, &passes);
         queue.write_buffer(&state.rows.buffer, 0, bytemuck::cast_slice(input.rows));
         queue.write_buffer(&state.pairs.buffer, 0, bytemuck::cast_slice(input.pairs));
@@ -111,35 +106,20 @@ impl GpuStages {
             bytemuck::bytes_of(&RoundControl::default()),
         );
         if state.bind_group.is_none() {
-            fn whole(b: &GrowBuffer) -> wgpu::BindingResource<'_> {
-                b.buffer.as_entire_binding()
-            }
-            let entries = [
-                state.params.as_entire_binding(),
-                wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: &state.passes.buffer,
-                    offset: 0,
-                    size: NonZeroU64::new(16),
-                }),
-                whole(&state.rows),
-                whole(&state.pairs),
-                whole(&state.starts),
-                whole(&state.bodies),
-                whole(&state.control),
-            ];
-            let entries: Vec<wgpu::BindGroupEntry> = entries
-                .into_iter()
-                .enumerate()
-                .map(|(binding, resource)| wgpu::BindGroupEntry {
-                    binding: binding as u32,
-                    resource,
-                })
-                .collect();
-            state.bind_group = Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("tumble.collision_round"),
-                layout: &state.stage.layout,
-                entries: &entries,
-            }));
+            state.bind_group = Some(solver_bind_group(
+                device,
+                "tumble.collision_round",
+                &state.stage.layout,
+                &state.params,
+                &state.passes,
+                &[
+                    &state.rows,
+                    &state.pairs,
+                    &state.starts,
+                    &state.bodies,
+                    &state.control,
+                ],
+            ));
         }
         Ok(())
     }

@@ -8,7 +8,7 @@
 //! stop, and the dispatches after it return at once. Each step's sizes are known before it is
 //! recorded (the host prepared its rows), so nothing can overflow here.
 
-use super::buffers::{size_of, GrowBuffer};
+use super::buffers::{pass_slots, size_of, solver_bind_group, GrowBuffer};
 use super::encode::{dispatch_threads, WG_SIZE};
 use super::pipeline::Stage;
 use super::readback::Readback;
@@ -18,7 +18,6 @@ use crate::stages::contact_sweep::{
     SweepVel,
 };
 use crate::stages::StageError;
-use std::num::NonZeroU64;
 
 /// The sweeps' pipelines, buffers and bind group (rebuilt after a buffer grew).
 pub(super) struct SweepState {
@@ -109,12 +108,8 @@ impl GpuStages {
             state.bind_group = None;
         }
         queue.write_buffer(&state.params, 0, bytemuck::bytes_of(&input.params));
-        // One 16-byte colour number per dynamic-offset slot.
-        let mut slots = vec![0u8; colours * align as usize];
-        for c in 0..colours {
-            let at = c * align as usize;
-            slots[at..at + 4].copy_from_slice(&(c as u32).to_le_bytes());
-        }
+        // One colour number per dynamic-offset slot.
+        let slots = pass_slots(colours, align, |c| [c as u32, 0]);
         queue.write_buffer(&state.colours.buffer, 0, &slots);
         queue.write_buffer(&state.rows.buffer, 0, bytemuck::cast_slice(input.rows));
         queue.write_buffer(
@@ -132,37 +127,22 @@ impl GpuStages {
             bytemuck::bytes_of(&SweepControl::default()),
         );
         if state.bind_group.is_none() {
-            fn whole(b: &GrowBuffer) -> wgpu::BindingResource<'_> {
-                b.buffer.as_entire_binding()
-            }
-            let entries = [
-                state.params.as_entire_binding(),
-                wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: &state.colours.buffer,
-                    offset: 0,
-                    size: NonZeroU64::new(16),
-                }),
-                whole(&state.rows),
-                whole(&state.patches),
-                whole(&state.order),
-                whole(&state.starts),
-                whole(&state.moving),
-                whole(&state.still),
-                whole(&state.control),
-            ];
-            let entries: Vec<wgpu::BindGroupEntry> = entries
-                .into_iter()
-                .enumerate()
-                .map(|(binding, resource)| wgpu::BindGroupEntry {
-                    binding: binding as u32,
-                    resource,
-                })
-                .collect();
-            state.bind_group = Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("tumble.contact_sweep"),
-                layout: &state.stage.layout,
-                entries: &entries,
-            }));
+            state.bind_group = Some(solver_bind_group(
+                device,
+                "tumble.contact_sweep",
+                &state.stage.layout,
+                &state.params,
+                &state.colours,
+                &[
+                    &state.rows,
+                    &state.patches,
+                    &state.order,
+                    &state.starts,
+                    &state.moving,
+                    &state.still,
+                    &state.control,
+                ],
+            ));
         }
         Ok(())
     }
