@@ -13,7 +13,8 @@
 # a stopped run prints `timeout` for its figures. Prints one CSV row per run (wall time, the
 # contact step, the sweeps and the part on the device, the stepped islands and their rounds on
 # the device, the frame stages, the device's share, collisions, contact steps swept on the
-# device, deepest overlap, escaped) and then, per scene, the ratio cpu wall / gpu wall. With $OUT set, each run's JSON report is also written there.
+# device, deepest overlap, escaped) and then, per scene, the ratio cpu wall / gpu wall. With
+# $OUT set, each run's JSON report is also written there.
 set -euo pipefail
 threads=16
 limit=140
