@@ -83,7 +83,7 @@ impl Stores {
         d.runs.clear();
         d.slots.clear();
         let mut moving = 0u32;
-        let mut slot_of = Vec::new();
+        d.slot_of.clear();
         for (k, r) in set.rows.iter().enumerate() {
             for i in [r.a, r.b] {
                 if d.index[i] == u32::MAX {
@@ -95,13 +95,13 @@ impl Stores {
                     } else {
                         SLOT_STILL | (d.bodies.len() as u32 - 1)
                     };
-                    slot_of.push(slot);
+                    d.slot_of.push(slot);
                 }
             }
             if k == 0 || (set.rows[k - 1].a, set.rows[k - 1].b) != (r.a, r.b) {
                 d.runs.push((k as u32, 0));
                 let (sa, sb) = (d.index[r.a] as usize, d.index[r.b] as usize);
-                d.slots.push((slot_of[sa], slot_of[sb]));
+                d.slots.push((d.slot_of[sa], d.slot_of[sb]));
             }
         }
         let n = set.rows.len() as u32;

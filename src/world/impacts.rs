@@ -122,6 +122,8 @@ pub(super) struct DeviceRound {
     /// them (`u32::MAX`: not in the round).
     pub(super) bodies: Vec<usize>,
     pub(super) index: Vec<u32>,
+    /// Each round body's colouring slot (moving ones numbered, still ones flagged).
+    pub(super) slot_of: Vec<u32>,
     pub(super) rows: Vec<RoundRow>,
     pub(super) packed: Vec<RoundBody>,
     pub(super) pairs: Vec<u32>,
