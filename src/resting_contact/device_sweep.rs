@@ -8,8 +8,8 @@ use super::patch::Constraints;
 use super::slots::Velocities;
 use super::{StepReport, StepSettings};
 use crate::stages::contact_sweep::{
-    mat3_f32, vec3_f32, ContactSweeps, SweepInput, SweepParams, SweepPatch, SweepRow, SweepVel,
-    SWEEP_MAX_STALL_WINDOW,
+    f32_change, mat3_f32, vec3_f32, ContactSweeps, SweepInput, SweepParams, SweepPatch, SweepRow,
+    SweepVel, SWEEP_MAX_STALL_WINDOW,
 };
 use crate::stages::StageError;
 
@@ -136,16 +136,9 @@ pub(super) fn device_sweeps(
         patch.tangential = glam::DVec3::new(f[0].into(), f[1].into(), f[2].into());
         patch.twist = f64::from(f[3]);
     }
-    let diff = |after: [f32; 3], before: [f32; 3]| {
-        glam::DVec3::new(
-            f64::from(after[0] - before[0]),
-            f64::from(after[1] - before[1]),
-            f64::from(after[2] - before[2]),
-        )
-    };
     for ((v, after), before) in velocities.moving.iter_mut().zip(&out.moving).zip(&*moving) {
-        v.v += diff(after.v, before.v);
-        v.w += diff(after.w, before.w);
+        v.v += f32_change(after.v, before.v);
+        v.w += f32_change(after.w, before.w);
     }
     Ok(StepReport {
         iterations: out.iterations as usize,

@@ -191,3 +191,14 @@ pub fn mat3_f32(m: &glam::DMat3) -> [[f32; 4]; 3] {
 pub fn vec3_f32(v: glam::DVec3) -> [f32; 3] {
     [v.x as f32, v.y as f32, v.z as f32]
 }
+
+/// The change from `before` to `after` (f32, as a device computed them) in f64: what a solver
+/// stage changed a velocity by, added to the host's f64 velocity so that one the stage leaves
+/// alone keeps its value bit for bit.
+pub fn f32_change(after: [f32; 3], before: [f32; 3]) -> glam::DVec3 {
+    glam::DVec3::new(
+        f64::from(after[0] - before[0]),
+        f64::from(after[1] - before[1]),
+        f64::from(after[2] - before[2]),
+    )
+}

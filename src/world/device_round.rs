@@ -11,7 +11,7 @@ use super::stores::Stores;
 use crate::stages::collision_round::{
     CollisionRounds, RoundBody, RoundInput, RoundOutput, RoundParams, RoundRow,
 };
-use crate::stages::contact_sweep::{mat3_f32, vec3_f32, SLOT_STILL};
+use crate::stages::contact_sweep::{f32_change, mat3_f32, vec3_f32, SLOT_STILL};
 use glam::DVec3;
 
 impl Stores {
@@ -27,10 +27,14 @@ impl Stores {
     ) {
         let clock = std::time::Instant::now();
         self.colour_round(set);
+        self.pack_round(set);
         let before = self.round_energy(&set.saved);
         let tolerance = convergence.tolerance * Self::round_scale(set);
         for restitution in [1.0, 0.0] {
-            self.pack_round(set, restitution);
+            if restitution == 0.0 {
+                // Again from the same velocities (restored), with Newton's targets at 0.
+                set.device.rows.iter_mut().for_each(|r| r.target = 0.0);
+            }
             let d = &set.device;
             let input = RoundInput {
                 params: RoundParams {
@@ -66,16 +70,9 @@ impl Stores {
         self.log_round(set);
     }
 
-    /// Puts every body of the round back to its velocity before it.
-    fn restore_round(&mut self, set: &ImpactScratch) {
-        for &(i, v, w) in &set.saved {
-            self.bodies[i].velocity = v;
-            self.bodies[i].angular_velocity = w;
-        }
-    }
-
-    /// The round's bodies numbered, its pairs (runs of rows of one pair) coloured by their
-    /// moving bodies, and the rows put in colour order.
+    /// The round's bodies numbered (`index`, cleared again by [`Self::pack_round`]), its pairs
+    /// (runs of rows of one pair) coloured by their moving bodies, and the rows put in colour
+    /// order.
     fn colour_round(&mut self, set: &mut ImpactScratch) {
         let d = &mut set.device;
         d.index.resize(self.bodies.len(), u32::MAX);
@@ -125,24 +122,18 @@ impl Stores {
         }
         d.pairs.push(d.gathered.len() as u32);
         std::mem::swap(&mut set.rows, &mut d.gathered);
-        // The body index is scratch sized to the world: cleared for the next round.
-        for &i in &d.bodies {
-            d.index[i] = u32::MAX;
-        }
     }
 
-    /// The round's rows (targets scaled by `restitution`) and bodies in f32.
-    fn pack_round(&self, set: &mut ImpactScratch, restitution: f64) {
+    /// The round's rows and bodies in f32, at the velocities before the round (which a round
+    /// that gained energy is put back to, so one packing serves both passes).
+    fn pack_round(&self, set: &mut ImpactScratch) {
         let d = &mut set.device;
-        for (k, &i) in d.bodies.iter().enumerate() {
-            d.index[i] = k as u32;
-        }
         d.rows.clear();
         d.rows.extend(set.rows.iter().map(|r| {
             let (ba, bb) = (&self.bodies[r.a], &self.bodies[r.b]);
             RoundRow {
                 ra: vec3_f32(r.point.position - ba.position),
-                target: (r.target * restitution) as f32,
+                target: r.target as f32,
                 rb: vec3_f32(r.point.position - bb.position),
                 mass: r.mass as f32,
                 normal: vec3_f32(r.point.normal),
@@ -156,6 +147,7 @@ impl Stores {
                 pad: 0,
             }
         }));
+        // The body index is scratch sized to the world: cleared for the next round.
         for &i in &d.bodies {
             d.index[i] = u32::MAX;
         }
@@ -183,18 +175,11 @@ impl Stores {
             *extra = f64::from(p[1]);
             row.tangent = DVec3::new(p[2].into(), p[3].into(), p[4].into());
         }
-        let diff = |after: [f32; 3], before: [f32; 3]| {
-            DVec3::new(
-                f64::from(after[0] - before[0]),
-                f64::from(after[1] - before[1]),
-                f64::from(after[2] - before[2]),
-            )
-        };
         for ((&i, before), after) in d.bodies.iter().zip(&d.packed).zip(&out.velocities) {
             if before.moves != 0 {
                 let b = &mut self.bodies[i];
-                b.velocity += diff(after[0], before.v);
-                b.angular_velocity += diff(after[1], before.w);
+                b.velocity += f32_change(after[0], before.v);
+                b.angular_velocity += f32_change(after[1], before.w);
             }
         }
     }

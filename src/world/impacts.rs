@@ -480,6 +480,14 @@ impl Stores {
         after.is_nan() || after > before * (1.0 + 1e-12) + 1e-15
     }
 
+    /// Puts every body of the round back to its velocity before it.
+    pub(super) fn restore_round(&mut self, set: &ImpactScratch) {
+        for &(i, v, w) in &set.saved {
+            self.bodies[i].velocity = v;
+            self.bodies[i].angular_velocity = w;
+        }
+    }
+
     /// Logs the round's impulses (with `record_events`).
     pub(super) fn log_round(&mut self, set: &ImpactScratch) {
         if self.settings.record_events {
@@ -547,10 +555,7 @@ impl Stores {
         self.normal_sweeps(set, scale, true, convergence);
         let after = self.round_energy(&set.saved);
         if Self::gained(before, after) && restitution > 0.0 {
-            for &(i, v, w) in &set.saved {
-                self.bodies[i].velocity = v;
-                self.bodies[i].angular_velocity = w;
-            }
+            self.restore_round(set);
             self.joint_round(set, 0.0, convergence);
             return;
         }
