@@ -34,13 +34,15 @@
 
 #[path = "cli_support/mod.rs"]
 mod cli_support;
+#[path = "gpu_support/mod.rs"]
+mod gpu_support;
 
 use cli_support::{temp_dir, text, tumble_with_env as tumble};
+use gpu_support::{adapter_found, gpu_stages};
 use std::path::Path;
 use std::process::Output;
 use std::sync::OnceLock;
 use tumble::body::Motion;
-use tumble::gpu::{GpuContext, GpuStages};
 use tumble::narrow_phase::proximity;
 use tumble::stages::{CpuStages, FrameStages};
 use tumble::world::{BodyState, World};
@@ -238,23 +240,6 @@ fn simulate_in(mut w: World, stages: Option<Box<dyn FrameStages>>) -> Run {
         run.collisions
     );
     run
-}
-
-/// The device, or `None` (after printing why) where a missing adapter is allowed.
-fn gpu_stages() -> Option<GpuStages> {
-    match GpuStages::new() {
-        Ok(g) => {
-            eprintln!("adapter: {}", g.context().adapter_name());
-            Some(g)
-        }
-        Err(e) => {
-            if std::env::var("CI").as_deref() == Ok("true") {
-                panic!("CI=true but no GPU adapter: {e}");
-            }
-            println!("SKIPPED: no GPU adapter ({e})");
-            None
-        }
-    }
 }
 
 /// The three runs, made once for all the tests of this file, side by side on scoped threads.
@@ -496,20 +481,6 @@ fn run_small_funnel(dir: &Path, backend: &str, env: &[(&str, &str)]) -> Output {
         ],
         env,
     )
-}
-
-/// Whether wgpu finds an adapter; the skip rule of the module docs otherwise.
-fn adapter_found() -> bool {
-    match GpuContext::new() {
-        Ok(_) => true,
-        Err(e) => {
-            if std::env::var("CI").as_deref() == Ok("true") {
-                panic!("CI=true but no GPU adapter: {e}");
-            }
-            println!("SKIPPED: no GPU adapter ({e})");
-            false
-        }
-    }
 }
 
 #[test]

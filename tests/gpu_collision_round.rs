@@ -5,27 +5,14 @@
 //! same rows in the same order, so they end with the same impulses and velocities to f32's
 //! precision and stop each phase after nearly the same number of sweeps.
 
+#[path = "gpu_support/mod.rs"]
+mod gpu_support;
 #[path = "solver_scene/mod.rs"]
 mod solver_scene;
 
+use gpu_support::gpu_stages;
 use solver_scene::random_round;
-use tumble::gpu::GpuStages;
 use tumble::stages::collision_round::{collision_round, CollisionRounds, RoundInput, RoundParams};
-
-fn gpu() -> Option<GpuStages> {
-    match GpuStages::new() {
-        Ok(g) => Some(g),
-        Err(e) => {
-            assert_ne!(
-                std::env::var("CI").as_deref(),
-                Ok("true"),
-                "CI=true but no GPU adapter: {e}"
-            );
-            println!("SKIPPED: no GPU adapter ({e})");
-            None
-        }
-    }
-}
 
 #[test]
 #[cfg_attr(
@@ -33,7 +20,7 @@ fn gpu() -> Option<GpuStages> {
     ignore = "no Vulkan driver when built: apt-get install mesa-vulkan-drivers (lavapipe), or a GPU's"
 )]
 fn the_shader_matches_its_twin() {
-    let Some(mut gpu) = gpu() else { return };
+    let Some(mut gpu) = gpu_stages() else { return };
     for (seed, bodies, pairs) in [(1, 2, 1), (2, 9, 12), (3, 65, 130), (4, 400, 900)] {
         let (rows, pairs, starts, bodies) = random_round(seed, bodies, pairs);
         for max_sweeps in [1, 32] {

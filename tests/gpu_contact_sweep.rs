@@ -13,27 +13,14 @@
 
 #[path = "cli_support/mod.rs"]
 mod cli_support;
+#[path = "gpu_support/mod.rs"]
+mod gpu_support;
 
 use cli_support::{text, tumble};
+use gpu_support::adapter_found;
 use tumble::bench::quality;
-use tumble::gpu::{select, BackendKind, GpuContext};
+use tumble::gpu::{select, BackendKind};
 use tumble::world::World;
-
-/// Whether wgpu finds an adapter (a failure with CI=true).
-fn adapter_found() -> bool {
-    match GpuContext::new() {
-        Ok(_) => true,
-        Err(e) => {
-            assert_ne!(
-                std::env::var("CI").as_deref(),
-                Ok("true"),
-                "CI=true but no GPU adapter: {e}"
-            );
-            println!("SKIPPED: no GPU adapter ({e})");
-            false
-        }
-    }
-}
 
 #[test]
 #[cfg_attr(
