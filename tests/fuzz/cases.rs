@@ -2,7 +2,7 @@
 //! campaign behind issue 46 (`tests/fuzz/cases/`, README there: each used to panic, hang or pass
 //! silently), the bounds and guards built for them, and the mutants the fuzzing found since.
 
-use super::outcome::{is_located, tumble, Ended, COMMAND_BUDGET};
+use super::outcome::{is_located, run_briefly, tumble, Ended, COMMAND_BUDGET};
 use super::scratch;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -19,18 +19,7 @@ fn check(scene: &Path, dir: &Path) -> Ended {
 }
 
 fn run(scene: &Path, dir: &Path) -> Ended {
-    let out = dir.join("out");
-    let args = [
-        "run",
-        scene.to_str().unwrap(),
-        "--duration",
-        "0.05",
-        "--backend",
-        "cpu",
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    tumble(&args, dir, COMMAND_BUDGET)
+    run_briefly(scene, dir, COMMAND_BUDGET)
 }
 
 /// `check` and `run` both refuse `scene` quickly (exit 2), naming it with a line and saying

@@ -102,37 +102,23 @@ fn report(tally: &Tally, cases: u64, seed: u64, seconds: f64) -> String {
         tally.slowest.0,
         tally.slowest.1
     );
-    for outcome in [
-        Outcome::Located,
-        Outcome::Ran,
-        Outcome::Unlocated,
-        Outcome::RunError,
-        Outcome::Panic,
-        Outcome::OverBudget,
-    ] {
+    for outcome in Outcome::ALL {
         let n = tally.counts.get(&outcome).copied().unwrap_or(0);
         out.push_str(&format!("  {:<26}{n}\n", outcome.name()));
     }
     out.push_str("  by class (located / ran / unlocated / run error / panic / over budget):\n");
     for class in CLASSES {
-        let row: Vec<String> = [
-            Outcome::Located,
-            Outcome::Ran,
-            Outcome::Unlocated,
-            Outcome::RunError,
-            Outcome::Panic,
-            Outcome::OverBudget,
-        ]
-        .iter()
-        .map(|o| {
-            tally
-                .by_class
-                .get(&(class, *o))
-                .copied()
-                .unwrap_or(0)
-                .to_string()
-        })
-        .collect();
+        let row: Vec<String> = Outcome::ALL
+            .iter()
+            .map(|o| {
+                tally
+                    .by_class
+                    .get(&(class, *o))
+                    .copied()
+                    .unwrap_or(0)
+                    .to_string()
+            })
+            .collect();
         out.push_str(&format!("    {class:<10}{}\n", row.join(" / ")));
     }
     out

@@ -91,6 +91,16 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// Every outcome, in the order the reports list them.
+    pub const ALL: [Outcome; 6] = [
+        Outcome::Located,
+        Outcome::Ran,
+        Outcome::Unlocated,
+        Outcome::RunError,
+        Outcome::Panic,
+        Outcome::OverBudget,
+    ];
+
     /// Whether the case is what the issue allows: a located refusal, a run, or a run-time error.
     pub fn is_good(self) -> bool {
         matches!(self, Outcome::Located | Outcome::Ran | Outcome::RunError)
@@ -152,21 +162,23 @@ pub fn run_case(scene: &Path, dir: &Path) -> (Outcome, Ended) {
     if let Some(outcome) = judge(&check, scene) {
         return (outcome, check);
     }
-    let out = dir.join("out");
-    let run = tumble(
-        &[
-            "run",
-            path,
-            "--duration",
-            "0.05",
-            "--backend",
-            "cpu",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        dir,
-        mutant_budget(),
-    );
+    let run = run_briefly(scene, dir, mutant_budget());
     let outcome = judge(&run, scene).unwrap_or(Outcome::Ran);
     (outcome, run)
+}
+
+/// `tumble run` of the scene at `scene` for 0.05 s on the CPU into `dir/out`, within `budget`.
+pub fn run_briefly(scene: &Path, dir: &Path, budget: Duration) -> Ended {
+    let out = dir.join("out");
+    let args = [
+        "run",
+        scene.to_str().unwrap(),
+        "--duration",
+        "0.05",
+        "--backend",
+        "cpu",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    tumble(&args, dir, budget)
 }
