@@ -149,10 +149,17 @@ fn gpu_device_node(dev: &std::path::Path) -> bool {
 /// as it is.
 #[cfg(unix)]
 fn with_stderr_silenced<R>(f: impl FnOnce() -> R) -> R {
+    match std::fs::OpenOptions::new().write(true).open("/dev/null") {
+        Ok(null) => with_stderr_on(&null, f),
+        Err(_) => f(),
+    }
+}
+
+/// Runs `f` with descriptor 2 on `target` and puts it back after, also if `f` panics; where it
+/// cannot be moved, `f` runs as it is.
+#[cfg(unix)]
+fn with_stderr_on<R>(target: &std::fs::File, f: impl FnOnce() -> R) -> R {
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-    let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") else {
-        return f();
-    };
     // SAFETY: dup only reads the descriptor table; a valid result is a descriptor we own.
     let saved = unsafe { libc::dup(libc::STDERR_FILENO) };
     if saved < 0 {
@@ -169,7 +176,7 @@ fn with_stderr_silenced<R>(f: impl FnOnce() -> R) -> R {
         }
     }
     // SAFETY: as above; on failure descriptor 2 is left as it was.
-    if unsafe { libc::dup2(null.as_raw_fd(), libc::STDERR_FILENO) } < 0 {
+    if unsafe { libc::dup2(target.as_raw_fd(), libc::STDERR_FILENO) } < 0 {
         return f();
     }
     let _restore = Restore(saved);
@@ -306,20 +313,11 @@ mod tests {
     /// time (the tests run on threads of one process).
     #[cfg(unix)]
     fn stderr_of(f: impl FnOnce()) -> String {
-        use std::os::fd::AsRawFd;
         static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
         let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
         let path = std::env::temp_dir().join(format!("tumble-auto-stderr-{}", std::process::id()));
         let file = std::fs::File::create(&path).unwrap();
-        // SAFETY: test-only redirection of this process's stderr, put back below.
-        let saved = unsafe { libc::dup(libc::STDERR_FILENO) };
-        assert!(saved >= 0);
-        unsafe { libc::dup2(file.as_raw_fd(), libc::STDERR_FILENO) };
-        f();
-        unsafe {
-            libc::dup2(saved, libc::STDERR_FILENO);
-            libc::close(saved);
-        }
+        with_stderr_on(&file, f);
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
         text
