@@ -70,6 +70,7 @@ if [ -z "${QUICK:-}" ]; then
     rel=${path#"$root/scenes/"}
     stem=$(echo "${rel%.toml}" | tr / -)
     case $rel in
+      funnel-100k.toml) cap=0.05 ;;
       funnel-10k.toml) cap=0.15 ;;
       funnel-4000.toml) cap=0.3 ;;
       funnel.toml | funnel-250.toml | stable-poses.toml) cap=1 ;;
