@@ -6,9 +6,11 @@
 use std::path::{Path, PathBuf};
 
 fn main() {
+    // Not PATH itself: pip's isolated build of the Python package prepends its own directory, and
+    // a rerun would rebuild the engine that `cargo build --release` made; installs are watched
+    // instead (`watch_installs`).
     for var in [
         "CI",
-        "PATH",
         "VK_ICD_FILENAMES",
         "VK_DRIVER_FILES",
         "TUMBLE_CHROMIUM",
@@ -21,6 +23,7 @@ fn main() {
     if std::env::var("CI").as_deref() == Ok("true") {
         return;
     }
+    watch_installs();
     if !vulkan_driver() {
         println!("cargo:rustc-cfg=tumble_no_gpu");
     }
@@ -59,6 +62,18 @@ fn vulkan_driver() -> bool {
         });
     }
     found || cfg!(not(target_os = "linux"))
+}
+
+/// Reruns this script when a tool or driver is installed: dpkg's package list (any `apt-get
+/// install`, a first Vulkan driver whose directory did not exist yet among them) and
+/// /usr/local/bin for tools installed by hand. Not every directory on PATH: `cargo install` and
+/// `pip install` write into theirs, and each would rebuild the engine for nothing.
+fn watch_installs() {
+    for watched in ["/var/lib/dpkg/status", "/usr/local/bin"] {
+        if Path::new(watched).exists() {
+            println!("cargo:rerun-if-changed={watched}");
+        }
+    }
 }
 
 fn on_path(names: &[&str]) -> bool {
