@@ -2,7 +2,7 @@
 
 use crate::{default_out_dir, select_backend, set_threads, BackendChoice, Failure, FormatChoice};
 use clap::{Args, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use tumble::scene;
@@ -118,10 +118,7 @@ pub fn batch(args: &BatchArgs) -> Result<(), Failure> {
     } else {
         ProgressBar::hidden()
     };
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} trials {elapsed_precise} (eta {eta})")
-            .expect("a valid template"),
-    );
+    bar.set_style(super::progress::style("trials"));
     let tick = bar.clone();
     let options = tumble::batch::BatchOptions {
         trials: args.trials,

@@ -7,6 +7,7 @@ pub mod check;
 pub mod compare;
 pub mod interrupt;
 pub mod pictures;
+pub mod progress;
 pub mod resume;
 pub mod run;
 pub mod run_args;

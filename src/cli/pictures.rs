@@ -75,7 +75,7 @@ pub fn render(args: &RenderArgs) -> Result<(), Failure> {
     };
     let total = run.frames.len().div_ceil(options.every) as u64;
     let bar = if std::io::stderr().is_terminal() {
-        ProgressBar::new(total)
+        ProgressBar::new(total).with_style(super::progress::style("pictures"))
     } else {
         ProgressBar::hidden()
     };

@@ -4,7 +4,7 @@ use crate::cli::interrupt;
 use crate::cli::resume::{self, Checkpoints};
 use crate::cli::run_args::RunArgs;
 use crate::{default_out_dir, select_backend, set_threads, Failure};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget};
 use std::io::IsTerminal;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -313,11 +313,7 @@ pub fn progress_bar(scene: &Scene) -> ProgressBar {
     let w = &scene.world;
     let frames = (w.duration / w.config.frame_period).ceil().max(0.0) as u64;
     let bar = ProgressBar::with_draw_target(Some(frames), ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template(
-        "{elapsed_precise} [{wide_bar}] {pos}/{len} frames ({per_sec}, eta {eta})",
-    ) {
-        bar.set_style(style);
-    }
+    bar.set_style(super::progress::style("frames"));
     bar
 }
 
@@ -341,20 +337,26 @@ fn result_paragraph(
         _ => "Stopped by an error after simulating",
     };
     let c = &summary.counts;
+    let n = scene.bodies.len();
+    let bodies = if n == 1 { "body" } else { "bodies" };
+    let collisions = c.collisions + c.step_collisions;
+    let run_dir = frames_path.parent().unwrap_or(Path::new("."));
     format!(
         "{status} {} s of {} on the {} backend in {:.3} s of wall time{speed}.\n\
-         {} bodies ({dynamic} dynamic, {fixed} fixed, {kinematic} kinematic); {} collisions, \
-         {} resting contacts; largest penetration {:.3e} m.\n\
-         Wrote {} and {}.",
+         {n} {bodies} ({dynamic} dynamic, {fixed} fixed, {kinematic} kinematic); {collisions} \
+         collision{}, {} resting contact{}; largest penetration {:.3e} m.\n\
+         Wrote {} and {}.\n\
+         To look at it: tumble view {dir} (a page for the browser), tumble render {dir} (pictures).",
         summary.sim_time,
         summary.scene,
         summary.backend,
         summary.wall_time,
-        scene.bodies.len(),
-        c.collisions + c.step_collisions,
+        if collisions == 1 { "" } else { "s" },
         c.resting_contacts,
+        if c.resting_contacts == 1 { "" } else { "s" },
         summary.max_penetration,
         frames_path.display(),
-        summary_path.display()
+        summary_path.display(),
+        dir = run_dir.display(),
     )
 }
