@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Fails if a build log (cargo's "Compiling" lines, from `cargo test --release --no-run` after
+# `cargo build --release`, or from `pip install -v ./python`) compiled again a crate that the
+# engine's own build had compiled: that happens when a dev-dependency or the Python package turns
+# on a feature of a shared crate that the engine does not (Cargo.toml, "Feature alignment"), and it
+# costs a newcomer minutes of naga and wgpu. The engine itself (tumble) may be compiled again: its
+# test harness and the wheel's cdylib are targets of their own.
+#
+# Usage: .ci/one_build.sh LOG
+set -euo pipefail
+log="$1"
+cd "$(dirname "$0")/.."
+
+# The crates of the engine's build: its normal and build dependencies, by name and version.
+engine="$(cargo tree -p tumble -e normal,build --prefix none --format '{p}' \
+  | awk '{print $1" "$2}' | sort -u)"
+# What the log compiled, as "name vVERSION".
+compiled="$(grep -E '^ *Compiling ' "$log" | awk '{print $2" "$3}' | sort -u)"
+
+again="$(comm -12 <(echo "$engine") <(echo "$compiled") | grep -v '^tumble ' || true)"
+echo "one build: $(echo "$compiled" | grep -c . || true) crates compiled by $(basename "$log")"
+if [ -n "$again" ]; then
+  echo "error: these crates of the engine's build were compiled again (a feature differs;"
+  echo "compare \`cargo tree -e features\` of the two builds and align Cargo.toml):"
+  echo "$again" | sed 's/^/  /'
+  exit 1
+fi
