@@ -167,8 +167,7 @@ pub fn scene(
 
 /// The scene file at `path`: its text, its scene and its hash ([`checkpoint::scene_hash`]).
 fn read_scene(path: &Path) -> Result<(String, Scene, [u8; 32]), Failure> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| invalid(format!("{}: cannot read scene file: {e}", path.display())))?;
+    let text = scene::read_text(path)?;
     let scene = scene::parse(&text, path)?;
     let hash = checkpoint::scene_hash(&text, &scene).map_err(invalid)?;
     Ok((text, scene, hash))

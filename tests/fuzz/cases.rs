@@ -376,7 +376,7 @@ fn overlapping_bodies_are_named_with_their_lines() {
 #[test]
 fn the_body_limit_counts_the_whole_scene_before_generating_any() {
     // Two lattices of 70 % of the limit each: either alone would do, together they may not.
-    let each = tumble::scene::limits::max_bodies() * 7 / 10;
+    let each = tumble::scene::limits::MAX_BODIES * 7 / 10;
     let side = (each as f64).sqrt() as u64;
     let dir = scratch("body-limit");
     let scene = dir.join("scene.toml");
@@ -393,7 +393,13 @@ fn the_body_limit_counts_the_whole_scene_before_generating_any() {
     )
     .unwrap();
     let message = refused(&scene, &["lattices[0] \"a\"", "count generates more than"]);
-    assert!(message.contains(&format!("with the {} of its other entries", side * side)));
+    println!("{message}");
+    assert!(message.contains(&format!(
+        "generates {} bodies, which, with the {} bodies of the scene's other entries, is more \
+         than the 10000000 a scene may have",
+        side * side,
+        side * side
+    )));
 }
 
 #[test]
