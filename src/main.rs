@@ -37,6 +37,11 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Simulate a scene and write DIR/frames.csv and DIR/summary.json.
+    // One usage for the help and the error alike: the scene is required unless --resume names
+    // the run to continue (clap's own shows `[SCENE]` in one and `<SCENE>` in the other).
+    #[command(
+        override_usage = "tumble run [OPTIONS] <SCENE>\n       tumble run [OPTIONS] --resume <DIR>"
+    )]
     Run(RunArgs),
     /// Validate a scene (parse, mass properties, initial overlaps) without running it.
     Check {
@@ -191,6 +196,13 @@ fn set_threads(threads: Option<u64>) -> Result<(), Failure> {
         .num_threads(usize::try_from(n).unwrap_or(usize::MAX))
         .build_global()
         .map_err(|e| Failure::failed(format!("cannot start {n} worker threads: {e}")))
+}
+
+/// Prints each of `warnings` on stderr as `warning: …` ([`Scene::warnings`]).
+fn warn(warnings: Vec<String>) {
+    for line in warnings {
+        eprintln!("warning: {line}");
+    }
 }
 
 /// `out/<scene file stem>`, the default output directory.

@@ -376,8 +376,8 @@ impl Checkpoints {
     pub fn report(&self) -> String {
         match self.last {
             Some(last) => format!(
-                "Wrote {} checkpoints to {} (the last {} bytes; {:.1} ms each on average).",
-                self.written,
+                "Wrote {} to {} (the last {} bytes; {:.1} ms each on average).",
+                tumble::plural::count(self.written, "checkpoint", "checkpoints"),
                 self.path.display(),
                 last.bytes,
                 1e3 * self.seconds / self.written as f64

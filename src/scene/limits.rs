@@ -188,11 +188,12 @@ pub(super) fn check_frames(
         return Err((
             vec!["frame_period", "duration"],
             format!(
-                "= {} s makes {} frames of {bodies} bodies in {} s: {} body-frames, more than \
+                "= {} s makes {} frames of {} in {} s: {} body-frames, more than \
                  {MAX_BODY_FRAMES:e} (each costs its body's bookkeeping and a row of frames.csv, \
                  about 100 bytes); lengthen frame_period or shorten the duration",
                 short_number(w.config.frame_period),
                 short_number(frames),
+                crate::plural::count(bodies, "body", "bodies"),
                 short_number(w.duration),
                 short_number(work)
             ),

@@ -15,7 +15,8 @@
 //! - `build_world`: a [`World`](crate::world::World) built from a scene (`World::new`);
 //! - `shape`: `shape = { type = … }` tables;
 //! - `table`: the spanned-table reader they all use, which locates every error;
-//! - `unclosed`: where a bracket or string the TOML parser found unclosed opened.
+//! - `unclosed`: where a bracket or string the TOML parser found unclosed opened;
+//! - `warnings`: what a valid scene does that its author likely did not mean ([`Scene::warnings`]).
 
 mod batch;
 mod bodies;
@@ -32,6 +33,7 @@ mod shape;
 pub mod shorten;
 mod table;
 mod unclosed;
+mod warnings;
 
 pub use crate::body::Motion;
 /// The joints' kinds are the engine's, re-exported under the path the scene format has used.
