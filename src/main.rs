@@ -55,7 +55,8 @@ enum Command {
     /// Run a scene without writing frames and report wall time, event rates, memory and quality.
     Bench(BenchArgs),
     /// Run seeded trials of a scene ([batch] table) and report where the classified body comes
-    /// to rest: DIR/trials.csv, DIR/poses.csv, DIR/poses.svg, DIR/summary.json.
+    /// to rest: DIR/trials.csv, DIR/poses.csv and DIR/poses.svg (with a [batch] classify),
+    /// DIR/summary.json.
     Batch(BatchArgs),
     /// Render a finished run (RUN_DIR of `tumble run`) headless with wgpu: DIR/frame_00000.png,
     /// … and DIR/animation.gif.
