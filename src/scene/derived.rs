@@ -111,7 +111,11 @@ pub(super) fn check_body(
             check_mass(t, "density", rho * volume, Some((*rho, volume)))?;
             (rho * volume, unit.inertia * *rho)
         }
-        MassSpec::Parts(masses) => check_parts(t, shape_value, shape, masses)?,
+        MassSpec::Parts(masses) => match check_parts(t, shape_value, shape, masses)? {
+            Some(total) => total,
+            // Refused with its reason when the world is built.
+            None => return Ok(()),
+        },
     };
     let (moments, key) = match inertia {
         Some(InertiaSpec::Principal(given)) => (given, "inertia"),
@@ -178,15 +182,16 @@ fn check_mass(
 }
 
 /// A compound whose parts carry their own mass or density: each part's against the bounds at
-/// its own key, then the body's total mass and inertia tensor.
+/// its own key, then the body's total mass and inertia tensor (`None` where they cannot be
+/// computed).
 fn check_parts(
     t: &Tab,
     shape_value: &Spanned<DeValue>,
     shape: &Shape,
     masses: &[PartMass],
-) -> Result<(f64, DMat3), SceneError> {
+) -> Result<Option<(f64, DMat3)>, SceneError> {
     let Shape::Compound { parts } = shape else {
-        return Ok((f64::NAN, DMat3::NAN));
+        return Ok(None);
     };
     for (k, (part, m)) in parts.iter().zip(masses).enumerate() {
         let Ok(Ok(unit)) = guarded(|| mass_properties(&part.shape, 1.0)) else {
@@ -204,8 +209,8 @@ fn check_parts(
         }
     }
     match guarded(|| crate::mass_properties::compound_mass_properties(parts, masses)) {
-        Ok(Ok(mp)) => Ok((mp.mass, mp.inertia)),
-        _ => Ok((f64::NAN, DMat3::NAN)),
+        Ok(Ok(mp)) => Ok(Some((mp.mass, mp.inertia))),
+        _ => Ok(None),
     }
 }
 
