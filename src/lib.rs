@@ -33,6 +33,7 @@ pub mod mesh;
 pub mod narrow_phase;
 pub mod output;
 pub mod parquet_tables;
+pub mod plural;
 pub mod render;
 pub mod resting_contact;
 pub mod run_dir;

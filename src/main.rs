@@ -37,6 +37,11 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Simulate a scene and write DIR/frames.csv and DIR/summary.json.
+    // One usage for the help and the error alike: the scene is required unless --resume names
+    // the run to continue (clap's own shows `[SCENE]` in one and `<SCENE>` in the other).
+    #[command(
+        override_usage = "tumble run [OPTIONS] <SCENE>\n       tumble run [OPTIONS] --resume <DIR>"
+    )]
     Run(RunArgs),
     /// Validate a scene (parse, mass properties, initial overlaps) without running it.
     Check {
@@ -50,7 +55,8 @@ enum Command {
     /// Run a scene without writing frames and report wall time, event rates, memory and quality.
     Bench(BenchArgs),
     /// Run seeded trials of a scene ([batch] table) and report where the classified body comes
-    /// to rest: DIR/trials.csv, DIR/poses.csv, DIR/poses.svg, DIR/summary.json.
+    /// to rest: DIR/trials.csv, DIR/poses.csv and DIR/poses.svg (with a [batch] classify),
+    /// DIR/summary.json.
     Batch(BatchArgs),
     /// Render a finished run (RUN_DIR of `tumble run`) headless with wgpu: DIR/frame_00000.png,
     /// … and DIR/animation.gif.
@@ -191,6 +197,13 @@ fn set_threads(threads: Option<u64>) -> Result<(), Failure> {
         .num_threads(usize::try_from(n).unwrap_or(usize::MAX))
         .build_global()
         .map_err(|e| Failure::failed(format!("cannot start {n} worker threads: {e}")))
+}
+
+/// Prints each of `warnings` on stderr as `warning: …` ([`Scene::warnings`]).
+fn warn(warnings: Vec<String>) {
+    for line in warnings {
+        eprintln!("warning: {line}");
+    }
 }
 
 /// `out/<scene file stem>`, the default output directory.

@@ -31,6 +31,56 @@ shape = { type = "box", half_extents = [5.0, 5.0, 0.5] }
 "#;
 
 #[test]
+fn an_unclosed_array_is_named_where_it_opened() {
+    // The parser notices the open array at the next table's line; the message names both.
+    let m = error("[world]\nduration = 1\ngravity = [0, 0,\n\n[[bodies]]\nname = \"a\"\n");
+    println!("{m}");
+    assert_error(
+        &m,
+        6,
+        1,
+        &[
+            "invalid TOML",
+            "the array `[` opened at scenes/bad.toml:3:11 is never closed: close it with `]`",
+        ],
+    );
+    let m = error("[[bodies]]\nshape = { type = \"sphere\", radius = 0.1\nmass = 1\n");
+    println!("{m}");
+    assert!(
+        m.contains("the inline table `{` opened at scenes/bad.toml:2:9 is never closed"),
+        "{m}"
+    );
+    let m = error("[[bodies]]\nname = \"ball\nmass = 1\n");
+    println!("{m}");
+    assert!(
+        m.contains(
+            "the string `\"` opened at scenes/bad.toml:2:8 is never closed: close it with `\"`"
+        ),
+        "{m}"
+    );
+    // A syntax error inside closed brackets names no opener.
+    let m = error("[world]\ngravity = [0, 0, x]\n");
+    assert!(!m.contains("never closed"), "{m}");
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_refused_at_its_first_invalid_byte() {
+    let dir = std::env::temp_dir().join(format!("tumble-utf8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("latin1.toml");
+    // "café" in Latin-1 on line 3, column 12.
+    std::fs::write(&path, b"[world]\nduration = 1\n# it is caf\xe9 time\n").unwrap();
+    let e = tumble::scene::load(&path).unwrap_err();
+    println!("{}", e.message);
+    let expected = format!(
+        "{}:3:12: the scene file is not UTF-8 text: byte 0xe9 (offset 32) is not valid UTF-8",
+        path.display()
+    );
+    assert!(e.message.starts_with(&expected), "{}", e.message);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn malformed_toml() {
     let m = error("[world]\ngravity = [0.0, 0.0, -9.81\n");
     assert_error(&m, 2, 27, &["invalid TOML", "unclosed array"]);
@@ -360,11 +410,16 @@ fn bad_lattices() {
         ],
     );
     let m = error(&format!("{base}count = [100000, 100000, 100000]\n"));
+    println!("{m}");
     assert_error(
         &m,
         6,
         9,
-        &["lattices[0] \"cube\"", "count generates more than"],
+        &[
+            "lattices[0] \"cube\"",
+            "count = [100000, 100000, 100000] generates 1000000000000000 bodies, more than the \
+             10000000 a scene may have",
+        ],
     );
     let m = error(&format!("{base}count = [1, 1, 1]\nmax_rotation = 4.0\n"));
     assert_error(

@@ -88,8 +88,8 @@ pub fn write_pose_plot(path: &Path, rows: &[PoseRow]) -> Result<(), PlotError> {
     let mut chart = ChartBuilder::on(&root)
         .caption(
             format!(
-                "Stable poses ({} trials)",
-                rows.iter().map(|r| r.count).sum::<u64>()
+                "Stable poses ({})",
+                crate::plural::count(rows.iter().map(|r| r.count).sum::<u64>(), "trial", "trials")
             ),
             ("sans-serif", 22),
         )

@@ -9,6 +9,7 @@ use super::plot::{write_pose_plot, PoseRow};
 use super::poses::{wilson_interval, PoseTable};
 use super::trial::TrialResult;
 use super::{BatchError, BatchRun};
+use crate::plural::count;
 use crate::scene::Scene;
 use glam::DVec3;
 use serde::{Deserialize, Serialize};
@@ -361,15 +362,15 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<MergeReport, BatchError> 
             && s.classify == first.classify;
         if !same {
             return Err(invalid(format!(
-                "{}: another batch (scene {}, seed {}, {} trials) than {} (scene {}, seed {}, {} trials)",
+                "{}: another batch (scene {}, seed {}, {}) than {} (scene {}, seed {}, {})",
                 dir.display(),
                 s.scene,
                 s.seed,
-                s.trials_total,
+                count(s.trials_total, "trial", "trials"),
                 shards[0].display(),
                 first.scene,
                 first.seed,
-                first.trials_total
+                count(first.trials_total, "trial", "trials")
             )));
         }
     }

@@ -16,10 +16,7 @@ pub struct BenchScene {
 
 /// Reads a scene file for benchmarking (see [`parse`]).
 pub fn load(path: &Path) -> Result<BenchScene, SceneError> {
-    let text = std::fs::read_to_string(path).map_err(|e| SceneError {
-        message: format!("{}: cannot read scene file: {e}", path.display()),
-    })?;
-    parse(&text, path)
+    parse(&scene::read_text(path)?, path)
 }
 
 /// Parses scene text with an optional `[bench]` table (`outlet_z = <number>`); `source` names it

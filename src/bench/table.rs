@@ -3,6 +3,7 @@
 
 use super::BenchReport;
 use crate::event_loop_allocations::Allocations;
+use crate::plural::count;
 use crate::world::Counts;
 
 /// The event loops' allocations as a figure: the count, the bytes, and the count per thousand
@@ -25,13 +26,12 @@ impl BenchReport {
     pub fn table(&self) -> String {
         let mut out = String::new();
         out.push_str(&format!(
-            "tumble bench: {}: {} dynamic bodies, {} backend, {} s simulated, {} run{}\n\n",
+            "tumble bench: {}: {}, {} backend, {} s simulated, {}\n\n",
             self.scene,
-            self.bodies,
+            count(self.bodies, "dynamic body", "dynamic bodies"),
             self.backend,
             self.sim_time,
-            self.repeat,
-            if self.repeat == 1 { "" } else { "s" }
+            count(self.repeat, "run", "runs")
         ));
         let header = [
             "run",

@@ -5,6 +5,7 @@ use clap::{Args, Subcommand};
 use indicatif::ProgressBar;
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use tumble::plural::count;
 use tumble::scene;
 
 #[derive(Args, Debug)]
@@ -16,7 +17,7 @@ pub struct BatchArgs {
     #[arg(required = true)]
     scene: Option<PathBuf>,
     /// Number of trials [default: the scene's [batch] trials].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = super::flag_values::trials)]
     trials: Option<u64>,
     /// Batch seed [default: the scene's [batch] seed]; trial i's seed depends on it and i only.
     #[arg(long, value_name = "S")]
@@ -29,7 +30,7 @@ pub struct BatchArgs {
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Worker threads, trials run in parallel [default: one per core]. Results do not depend on it.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = super::flag_values::threads)]
     threads: Option<u64>,
     /// Where each trial's frame stages run. The default is the host: a trial is a few bodies,
     /// where the GPU stages cannot pay for their transfers.
@@ -74,9 +75,9 @@ pub fn batch(args: &BatchArgs) -> Result<(), Failure> {
         let report = tumble::batch::merge(out, dirs)?;
         let s = &report.summary;
         println!(
-            "Merged {} shard(s): {} trials ({} failed, {} classified) into {}.",
-            dirs.len(),
-            s.trials,
+            "Merged {}: {} ({} failed, {} classified) into {}.",
+            count(dirs.len(), "shard", "shards"),
+            count(s.trials, "trial", "trials"),
             s.failed.len(),
             s.classified,
             out.display()
@@ -103,6 +104,8 @@ pub fn batch(args: &BatchArgs) -> Result<(), Failure> {
         }
         spec.trial_budget = b;
     }
+    crate::warn(scene.warnings());
+    crate::warn(scene.batch_warnings());
     let out = args.out.clone().unwrap_or_else(|| {
         let mut dir = default_out_dir(path);
         dir.as_mut_os_string().push("-batch");
@@ -141,8 +144,8 @@ pub fn batch(args: &BatchArgs) -> Result<(), Failure> {
         }
     }
     println!(
-        "Ran {} trials of {} ({} failed) in {:.3} s ({:.1} trials/s); wrote {}.",
-        run.results.len(),
+        "Ran {} of {} ({} failed) in {:.3} s ({:.1} trials/s); wrote {}.",
+        count(run.results.len(), "trial", "trials"),
         path.display(),
         failed.len(),
         run.wall_time,

@@ -16,7 +16,7 @@ pub struct BenchArgs {
     backend: BackendChoice,
     /// How many times to run the scene; each run is reported, and the medians.
     #[arg(long, value_name = "N", default_value_t = 1,
-          value_parser = clap::value_parser!(u64).range(1..))]
+          value_parser = super::flag_values::repeat)]
     repeat: u64,
     /// Simulated time in seconds, overriding the scene's [world] duration.
     #[arg(long, value_name = "S", allow_negative_numbers = true)]
@@ -30,7 +30,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE")]
     timeline: Option<PathBuf>,
     /// Worker threads [default: one per core]; see `run --threads`.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = super::flag_values::threads)]
     threads: Option<u64>,
     /// Run every step's event loop as one loop, never split into island groups on threads
     /// (the results are identical bit for bit: this only measures what the split gains).
@@ -43,6 +43,7 @@ pub struct BenchArgs {
 pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
     set_threads(args.threads)?;
     let scene = tumble::bench::load(&args.scene)?;
+    crate::warn(scene.scene.warnings());
     // After the scene checks, so that an invalid scene fails without opening a device.
     let backend = select_backend(args.backend, &scene.scene, true)?;
     let options = tumble::bench::BenchOptions {

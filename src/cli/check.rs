@@ -12,6 +12,8 @@ use tumble::world::World;
 pub fn check(path: &Path, verbose: bool) -> Result<(), Failure> {
     let scene = scene::load(path)?;
     let world = World::new(&scene)?;
+    crate::warn(scene.warnings());
+    crate::warn(scene.batch_warnings());
     let (w, duration) = (&scene.world.config, scene.world.duration);
     let (dynamic, fixed, kinematic) = scene.motion_counts();
     println!("{}: OK", path.display());
@@ -29,8 +31,10 @@ pub fn check(path: &Path, verbose: bool) -> Result<(), Failure> {
         .map(|(name, m)| {
             let users = scene.bodies.iter().filter(|b| &b.material == name).count();
             format!(
-                "{name} (restitution {}, friction {}; {users} bodies)",
-                m.restitution, m.friction
+                "{name} (restitution {}, friction {}; {})",
+                m.restitution,
+                m.friction,
+                tumble::plural::count(users, "body", "bodies")
             )
         })
         .collect();

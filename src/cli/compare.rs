@@ -48,6 +48,7 @@ pub enum MethodChoice {
 pub fn compare(args: &CompareArgs) -> Result<(), Failure> {
     use tumble::compare::{self, report, CompareError, CompareOptions};
     let mut scene = scene::load(&args.scene)?;
+    crate::warn(scene.warnings());
     if let Some(d) = args.duration {
         if !(d.is_finite() && d > 0.0) {
             return Err(Failure::invalid(format!(

@@ -5,6 +5,7 @@ pub mod batch;
 pub mod bench;
 pub mod check;
 pub mod compare;
+pub mod flag_values;
 pub mod interrupt;
 pub mod pictures;
 pub mod progress;

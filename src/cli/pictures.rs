@@ -5,6 +5,7 @@ use clap::Args;
 use indicatif::ProgressBar;
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use tumble::plural::count;
 
 #[derive(Args, Debug)]
 pub struct RenderArgs {
@@ -14,13 +15,13 @@ pub struct RenderArgs {
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Picture width in pixels.
-    #[arg(long, value_name = "W", default_value_t = 640, value_parser = clap::value_parser!(u32).range(1..=8192))]
+    #[arg(long, value_name = "W", default_value_t = 640, value_parser = super::flag_values::pixels)]
     width: u32,
     /// Picture height in pixels.
-    #[arg(long, value_name = "H", default_value_t = 480, value_parser = clap::value_parser!(u32).range(1..=8192))]
+    #[arg(long, value_name = "H", default_value_t = 480, value_parser = super::flag_values::pixels)]
     height: u32,
     /// Render every K-th frame, starting with the first.
-    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = super::flag_values::every)]
     every: u64,
     /// Camera eye, optionally the point looked at and the vertical field of view in degrees:
     /// EX,EY,EZ[,TX,TY,TZ[,FOV]] [default: framing the moving bodies over the run].
@@ -53,7 +54,7 @@ pub struct ViewArgs {
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Keep every K-th frame (the first and the last included), for long runs.
-    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = super::flag_values::every)]
     every: u64,
 }
 
@@ -112,15 +113,14 @@ pub fn export(args: &ExportArgs) -> Result<(), Failure> {
     let r =
         tumble::export::write_glb(&run, &args.gltf).map_err(|e| Failure::failed(e.to_string()))?;
     println!(
-        "wrote {}: {} nodes ({} meshes, {} triangles), {} frames over {:.3} s as keyframes of \
-         {} animation channels, {:.1} kB",
+        "wrote {}: {} ({}, {}), {} over {:.3} s as keyframes of {}, {:.1} kB",
         args.gltf.display(),
-        r.nodes,
-        r.meshes,
-        r.triangles,
-        r.frames,
+        count(r.nodes, "node", "nodes"),
+        count(r.meshes, "mesh", "meshes"),
+        count(r.triangles, "triangle", "triangles"),
+        count(r.frames, "frame", "frames"),
         r.seconds,
-        r.channels,
+        count(r.channels, "animation channel", "animation channels"),
         r.bytes as f64 / 1e3,
     );
     Ok(())

@@ -167,8 +167,7 @@ pub fn scene(
 
 /// The scene file at `path`: its text, its scene and its hash ([`checkpoint::scene_hash`]).
 fn read_scene(path: &Path) -> Result<(String, Scene, [u8; 32]), Failure> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| invalid(format!("{}: cannot read scene file: {e}", path.display())))?;
+    let text = scene::read_text(path)?;
     let scene = scene::parse(&text, path)?;
     let hash = checkpoint::scene_hash(&text, &scene).map_err(invalid)?;
     Ok((text, scene, hash))
@@ -377,8 +376,8 @@ impl Checkpoints {
     pub fn report(&self) -> String {
         match self.last {
             Some(last) => format!(
-                "Wrote {} checkpoints to {} (the last {} bytes; {:.1} ms each on average).",
-                self.written,
+                "Wrote {} to {} (the last {} bytes; {:.1} ms each on average).",
+                tumble::plural::count(self.written, "checkpoint", "checkpoints"),
                 self.path.display(),
                 last.bytes,
                 1e3 * self.seconds / self.written as f64

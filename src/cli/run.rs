@@ -30,6 +30,9 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let args = resumed_args.as_ref().unwrap_or(args);
     set_threads(args.threads)?;
     let (mut scene, source) = resume::scene(args, &resumed)?;
+    if resumed.is_none() {
+        crate::warn(scene.warnings());
+    }
     if let Some(d) = args.duration {
         if !(d.is_finite() && d >= 0.0) {
             return Err(Failure::invalid(format!(

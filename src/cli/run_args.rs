@@ -19,7 +19,7 @@ pub struct RunArgs {
     pub(crate) duration: Option<f64>,
     /// Worker threads for the parallel stages (contact queries and sweeps, island event loops)
     /// [default: one per core]. The results do not depend on it.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = super::flag_values::threads)]
     pub(crate) threads: Option<u64>,
     /// Where the data-parallel frame stages run.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
@@ -33,7 +33,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = FormatChoice::Csv)]
     pub(crate) format: FormatChoice,
     /// Keep every K-th frame in frames.csv (the first and the last always).
-    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = super::flag_values::every)]
     pub(crate) every: u64,
     /// Keep only these bodies in frames.csv: body names, or lattice names for all of a
     /// lattice's bodies (NAME_0, NAME_1, ...), comma-separated.

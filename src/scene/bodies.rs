@@ -17,6 +17,8 @@ use toml::Spanned;
 pub(super) struct BodyCtx<'a> {
     pub(super) materials: &'a BTreeMap<String, Material>,
     pub(super) file: &'a str,
+    /// `[world] collision_epsilon` (m): a body's size is bounded by it.
+    pub(super) epsilon: f64,
 }
 
 /// The keys a body and a lattice share, read and validated.
@@ -111,6 +113,7 @@ pub(super) fn parse_common(t: &Tab, ctx: &BodyCtx) -> Result<Common, SceneError>
         (None, None) => MassSpec::Density(UNUSED_DENSITY),
     };
     let inertia = parse_inertia(t)?;
+    super::derived::check_body(t, shape_value, &shape, &mass, inertia, motion, ctx.epsilon)?;
 
     let orientation = t.quat("orientation")?.unwrap_or(DQuat::IDENTITY);
     let mut velocities = [DVec3::ZERO; 2];

@@ -208,11 +208,12 @@ impl World {
         let count = if n > 10 {
             "more than 10 pairs".to_string()
         } else {
-            format!("{n} pair(s)")
+            crate::plural::count(n, "pair", "pairs")
         };
         Err(SceneError::new(format!(
-            "{}: {count} of bodies overlap at t = 0: {}{}",
+            "{}: {count} of bodies {} at t = 0: {}{}",
             scene.bodies[a0].origin,
+            if n == 1 { "overlaps" } else { "overlap" },
             listed.join("; "),
             if n > 10 { "; …" } else { "" }
         )))

@@ -2,7 +2,7 @@
 //! grid and turned by a seeded, reproducible random rotation each.
 
 use super::bodies::{parse_common, read_name, BodyCtx, COMMON_KEYS};
-use super::limits::max_bodies;
+use super::limits::{BODY_LIMIT_REASON, MAX_BODIES};
 use super::table::{fmt_vec, Span, Tab};
 use super::{BodySpec, SceneError};
 use glam::{DQuat, DVec3};
@@ -31,7 +31,7 @@ pub(super) fn declared_count(item: &Spanned<DeValue>) -> Option<u64> {
 
 /// Reads lattice entry `index` and generates its bodies, in a scene whose other entries (its
 /// `[[bodies]]` and other lattices) declare `others` bodies: the whole scene must stay within
-/// [`max_bodies`], checked before anything is generated.
+/// [`MAX_BODIES`], checked before anything is generated.
 pub(super) fn parse_lattice<'s, 't, 'i>(
     root: &Tab<'s, 't, 'i>,
     ctx: &BodyCtx,
@@ -72,19 +72,29 @@ pub(super) fn parse_lattice<'s, 't, 'i>(
         }
         count[k] = n as u64;
     }
-    let limit = max_bodies();
-    let total = count[0]
+    let product = count[0]
         .checked_mul(count[1])
-        .and_then(|n| n.checked_mul(count[2]))
-        .filter(|&n| n.saturating_add(others) <= limit)
+        .and_then(|n| n.checked_mul(count[2]));
+    let total = product
+        .filter(|&n| n.saturating_add(others) <= MAX_BODIES)
         .ok_or_else(|| {
+            let with_others = match others {
+                0 => String::new(),
+                n => format!(
+                    " which, with the {} of the scene's other entries, is",
+                    crate::plural::count(n, "body", "bodies")
+                ),
+            };
             t.value_error(
                 &count_value.span(),
                 "count",
                 &format!(
-                    "generates more than the {limit} bodies a scene may have with the {others} \
-                     of its other entries ({})",
-                    super::limits::BODY_LIMIT_REASON
+                    "= [{}, {}, {}] generates {} bodies,{with_others} more than the {MAX_BODIES} \
+                     a scene may have ({BODY_LIMIT_REASON})",
+                    count[0],
+                    count[1],
+                    count[2],
+                    product.map_or(format!("more than {}", u64::MAX), |n| n.to_string())
                 ),
             )
         })?;

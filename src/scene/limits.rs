@@ -47,32 +47,41 @@ pub const MAX_EPSILON_OVER_SIZE: f64 = 1.0;
 /// half a second of work; at 1e12 it never ends). The bundled scenes reach 12.
 pub const MAX_MASS_RATIO: f64 = 1e6;
 
+/// Lightest a body (or a compound's part) may be (kg), and the heaviest, [`MAX_MASS`]: impulses,
+/// momenta and energies are masses times speeds and velocity changes inverse masses times
+/// impulses, and a mass within 1e±100 leaves them 200 orders of magnitude of f64 headroom. Far
+/// from anything simulated (a grain of sand is 1e-9 kg, the Earth 6e24 kg); a density of 1e300
+/// made a sphere's mass overflow and its inertia NaN.
+pub const MIN_MASS: f64 = 1e-100;
+
+/// Heaviest a body (or a compound's part) may be (kg); see [`MIN_MASS`].
+pub const MAX_MASS: f64 = 1e100;
+
+/// Smallest principal moment of inertia a dynamic body may have (kg m²), and the largest,
+/// [`MAX_MOMENT`]: the solver divides impulses' torques by them and multiplies them by squared
+/// spins. A moment is a mass times a squared size, hence twice the exponent of [`MIN_MASS`].
+pub const MIN_MOMENT: f64 = 1e-200;
+
+/// Largest principal moment of inertia (kg m²); see [`MIN_MOMENT`].
+pub const MAX_MOMENT: f64 = 1e200;
+
 /// Memory a body takes from the scene file to a world's first frame (bytes): its scene record,
 /// body, collider, boxes and pair bounds. Measured on lattices of cubes (8 000 and 72 000): 2.4 kB
 /// per body to build the world (`tumble check`), 3.2 kB after the first frame; a dense resting
-/// pile holds its contacts too, up to 15 kB per body. A scene past this cannot even start.
+/// pile holds its contacts too, up to 15 kB per body.
 pub const BYTES_PER_BODY: u64 = 3_200;
 
-/// Why a scene has at most [`max_bodies`] bodies, for the message.
+/// Most bodies a scene may have, all its `[[bodies]]` and lattices together: 10 million take
+/// 32 GB at [`BYTES_PER_BODY`] to reach their first frame, more than most machines that run
+/// tumble have, and a lattice's `count` past it is a typing mistake far more often than a plan
+/// (the bundled scenes reach 100 005). Fixed, not the memory free at the moment, so that a scene
+/// is valid or not whatever else the machine is doing; far below the 2^32 the event heap's body
+/// numbers hold.
+pub const MAX_BODIES: u64 = 10_000_000;
+
+/// Why a scene has at most [`MAX_BODIES`] bodies, for the message.
 pub const BODY_LIMIT_REASON: &str =
-    "the memory available now at about 3.2 kB per body, and at most 2^32 - 1: bodies are \
-     numbered in 32 bits";
-
-/// The most bodies a scene may have, all its `[[bodies]]` and lattices together: as many as the
-/// memory available now holds at [`BYTES_PER_BODY`] each (Linux's `MemAvailable`; 10 million
-/// where it cannot be read), and never more than the 32-bit body numbers of the event heap hold.
-pub fn max_bodies() -> u64 {
-    let by_memory = available_memory().map_or(10_000_000, |bytes| bytes / BYTES_PER_BODY);
-    by_memory.min(u64::from(u32::MAX))
-}
-
-/// The memory available to a new process (bytes), from `/proc/meminfo`.
-fn available_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb.saturating_mul(1024))
-}
+    "10 million bodies take about 32 GB of memory to start, at 3.2 kB each";
 
 /// Most a dynamic body's mass times the square of its reach from a principal axis may exceed its
 /// moment about that axis (`m d² / I`): the effective mass of its farthest point, `I / d²`, is
@@ -179,11 +188,12 @@ pub(super) fn check_frames(
         return Err((
             vec!["frame_period", "duration"],
             format!(
-                "= {} s makes {} frames of {bodies} bodies in {} s: {} body-frames, more than \
+                "= {} s makes {} frames of {} in {} s: {} body-frames, more than \
                  {MAX_BODY_FRAMES:e} (each costs its body's bookkeeping and a row of frames.csv, \
                  about 100 bytes); lengthen frame_period or shorten the duration",
                 short_number(w.config.frame_period),
                 short_number(frames),
+                crate::plural::count(bodies, "body", "bodies"),
                 short_number(w.duration),
                 short_number(work)
             ),

@@ -67,20 +67,38 @@ fn scale(s: &Tab) -> Result<DVec3, SceneError> {
         DeValue::Array(_) => s.vec3("scale")?.unwrap_or((DVec3::ONE, v.span())),
         _ => (DVec3::splat(s.number_value(v, "scale")?), v.span()),
     };
+    let shown = if scale.x == scale.y && scale.y == scale.z {
+        scale.x.to_string()
+    } else {
+        fmt_vec(scale)
+    };
     if scale.min_element() <= 0.0 {
-        let shown = if scale.x == scale.y && scale.y == scale.z {
-            scale.x.to_string()
-        } else {
-            fmt_vec(scale)
-        };
         return Err(s.value_error(
             &span,
             "scale",
             &format!("must be > 0, a number or one per axis [sx, sy, sz] (got {shown})"),
         ));
     }
+    if scale.min_element() < MIN_SCALE || scale.max_element() > MAX_SCALE {
+        return Err(s.value_error(
+            &span,
+            "scale",
+            &format!(
+                "must be from {MIN_SCALE:e} to {MAX_SCALE:e} on every axis (got {shown}): the mesh's \
+                 coordinates times the scale, cubed for its volume, must stay inside f64; a \
+                 millimetre mesh takes 0.001",
+            ),
+        ));
+    }
     Ok(scale)
 }
+
+/// Smallest and largest factor of a mesh's `scale`, far past any change of units (0.001 for
+/// millimetres): the scaled coordinates, cubed in the volume and squared again in the inertia,
+/// stay inside f64 for any file of ordinary coordinates (a scale of 1e300 made every vertex
+/// infinite, reported as a flat mesh). The body's size is then bounded at this key as any other.
+const MIN_SCALE: f64 = 1e-30;
+const MAX_SCALE: f64 = 1e30;
 
 /// `decompose = { resolution, concavity, max_hulls, alpha, beta }`, each optional.
 fn decompose_params(s: &Tab) -> Result<DecomposeParams, SceneError> {

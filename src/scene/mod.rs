@@ -8,16 +8,20 @@
 //! - `parse`: the whole document and its `[world]`, `[materials]` and `[[material_pairs]]`
 //!   sections (and why it is a hand-written walker rather than `serde` derive);
 //! - `bodies`: `[[bodies]]` entries and the keys they share with lattices;
+//! - `derived`: a body's size, volume, mass and inertia checked at the keys that make them;
 //! - `inertia`: a body's `inertia`, principal moments or a full tensor;
 //! - `lattice`: the `[[lattices]]` generators;
 //! - `batch`: the `[batch]` table of `tumble batch`;
 //! - `build_world`: a [`World`](crate::world::World) built from a scene (`World::new`);
 //! - `shape`: `shape = { type = … }` tables;
-//! - `table`: the spanned-table reader they all use, which locates every error.
+//! - `table`: the spanned-table reader they all use, which locates every error;
+//! - `unclosed`: where a bracket or string the TOML parser found unclosed opened;
+//! - `warnings`: what a valid scene does that its author likely did not mean ([`Scene::warnings`]).
 
 mod batch;
 mod bodies;
 mod build_world;
+mod derived;
 mod inertia;
 mod joints;
 mod lattice;
@@ -28,6 +32,8 @@ mod path;
 mod shape;
 pub mod shorten;
 mod table;
+mod unclosed;
+mod warnings;
 
 pub use crate::body::Motion;
 /// The joints' kinds are the engine's, re-exported under the path the scene format has used.
@@ -193,9 +199,31 @@ impl SceneError {
 
 /// Reads and validates a scene file.
 pub fn load(path: &Path) -> Result<Scene, SceneError> {
-    let text = std::fs::read_to_string(path)
+    parse(&read_text(path)?, path)
+}
+
+/// Reads a scene file's text. An error names the file; text that is not UTF-8 is refused at the
+/// line and column of its first invalid byte (std's own message names neither).
+pub fn read_text(path: &Path) -> Result<String, SceneError> {
+    let bytes = std::fs::read(path)
         .map_err(|e| SceneError::new(format!("{}: cannot read scene file: {e}", path.display())))?;
-    parse(&text, path)
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        // Everything before `at` is valid UTF-8, so lines and columns count characters there.
+        let before = String::from_utf8_lossy(&bytes[..at]);
+        let line = before.matches('\n').count() + 1;
+        let col = before[before.rfind('\n').map_or(0, |i| i + 1)..]
+            .chars()
+            .count()
+            + 1;
+        SceneError::new(format!(
+            "{}:{line}:{col}: the scene file is not UTF-8 text: byte 0x{:02x} (offset {at}) \
+             is not valid UTF-8; save the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8`)",
+            path.display(),
+            bytes[at]
+        ))
+    })
 }
 
 /// Parses and validates scene text; `source` names it in errors.

@@ -40,7 +40,18 @@ pub(super) fn scene(
     };
     let doc = DeTable::parse(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
-        src.error(&span, &format!("invalid TOML: {}", e.message().trim_end()))
+        let mut error = src.error(&span, &format!("invalid TOML: {}", e.message().trim_end()));
+        // The parser notices an unclosed bracket where the text stops making sense, often lines
+        // later: name where it opened too. Appended after the shortening of quoted values, which
+        // would pair the parser's lone `"` with nothing.
+        if let Some((opener, at)) = super::unclosed::unclosed_before(text, span.start + 1) {
+            let (what, closer) = opener.describe();
+            error.message += &format!(
+                " ({what} opened at {} is never closed: close it with {closer})",
+                src.loc(&(at..at))
+            );
+        }
+        error
     })?;
     let root = Tab {
         src: &src,
@@ -68,6 +79,7 @@ pub(super) fn scene(
     let ctx = BodyCtx {
         materials: &materials,
         file: &src.file,
+        epsilon: world.config.collision_epsilon,
     };
 
     let mut bodies = Vec::new();

@@ -135,7 +135,7 @@ fn judge(ended: &Ended, scene: &Path) -> Option<Outcome> {
 }
 
 /// Whether an error names `scene` with a line: `FILE:LINE:COL: …` or, for a body found after
-/// parsing, `FILE:LINE: body "NAME": …` (or `FILE:LINE: N pair(s) …` for overlaps).
+/// parsing, `FILE:LINE: body "NAME": …` (or `FILE:LINE: N pairs …` for overlaps).
 pub fn is_located(stderr: &str, scene: &Path) -> bool {
     let prefix = format!("error: {}:", scene.display());
     let Some(rest) = stderr.lines().find_map(|l| l.strip_prefix(&prefix)) else {
