@@ -83,7 +83,7 @@ pub fn render(args: &RenderArgs) -> Result<(), Failure> {
         |e| match e {
             RenderError::Input(m) => Failure::invalid(m),
             RenderError::Gpu(tumble::render::GpuRenderError::Device(d)) => {
-                Failure::invalid(format!("no GPU adapter for rendering: {d}"))
+                Failure::invalid(format!("cannot render: {d}"))
             }
             other => Failure::failed(other.to_string()),
         },

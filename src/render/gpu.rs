@@ -24,8 +24,9 @@ const CLEAR: wgpu::Color = wgpu::Color {
 /// Why a picture could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum RenderError {
-    /// No device.
-    #[error("no GPU adapter for rendering: {0}")]
+    /// No device, or none could be opened (the device module's message says which, and what
+    /// to install).
+    #[error("cannot render: {0}")]
     Device(#[from] crate::gpu::GpuError),
     /// The device failed while rendering or reading back.
     #[error("rendering failed: {0}")]
