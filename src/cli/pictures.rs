@@ -102,6 +102,13 @@ pub fn render(args: &RenderArgs) -> Result<(), Failure> {
         1e3 * report.draw_seconds.first().copied().unwrap_or(0.0),
         report.encode_seconds,
     );
+    if report.cut.instances > 0 {
+        println!(
+            "{} fixed bodies (or the ground) between the camera and the moving bodies cut away; \
+             --camera draws everything",
+            report.cut.instances
+        );
+    }
     Ok(())
 }
 
