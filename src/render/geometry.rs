@@ -94,8 +94,8 @@ pub struct Picture {
     rules: Vec<CutRule>,
     /// Where each instance stands in the first frame drawn (bodies, then the ground).
     placements: Vec<(DVec3, DQuat)>,
-    /// The moving bodies' centres over the frames drawn (merged where they coincide).
-    targets: Targets,
+    /// Each moving body and the middle of its mesh's box (body frame): the sight lines' ends.
+    middles: Vec<(usize, DVec3)>,
     /// Instance colour per body, then the ground's, then the arrows'.
     colours: Vec<[f32; 4]>,
     /// Instance index of the ground; the arrows' is the next.
@@ -161,23 +161,15 @@ impl Picture {
             }
         }
         let focus = Focus::of_box(lo, hi, 1e-3);
-        // The sight lines' ends: the moving bodies' centres (the middle of their meshes' boxes)
-        // in every frame drawn.
-        let mut targets = Targets::new(focus.radius / 500.0);
-        let middles: Vec<DVec3> = moving
+        let middles: Vec<(usize, DVec3)> = moving
             .iter()
             .map(|&i| {
-                meshes[i]
+                let middle = meshes[i]
                     .bounds()
-                    .map_or(DVec3::ZERO, |(lo, hi)| 0.5 * (lo + hi))
+                    .map_or(DVec3::ZERO, |(lo, hi)| 0.5 * (lo + hi));
+                (i, middle)
             })
             .collect();
-        for f in frames {
-            for (&i, &middle) in moving.iter().zip(&middles) {
-                let (p, q) = f.poses[i];
-                targets.add(p + q * middle);
-            }
-        }
         // Planes were tessellated at a unit size: redo them at the scale of the focus.
         let plane_size = PLANE_HALF_SIZE_IN_FOCUS_RADII * focus.radius;
         let meshes: Vec<TriMesh> = run
@@ -195,7 +187,7 @@ impl Picture {
             drawn: 0,
             rules: run.bodies.iter().map(cut_rule).collect(),
             placements: Vec::new(),
-            targets,
+            middles,
             colours: Vec::new(),
             ground: 0,
             focus,
@@ -282,15 +274,22 @@ impl Picture {
     }
 
     /// Leaves out of the picture the fixed bodies (and the ground) between `eye` and the moving
-    /// bodies ([`super::cutaway`]); they still cast shadows.
-    pub fn cut_away(&mut self, eye: DVec3) -> CutReport {
+    /// bodies' centres in `frames` ([`super::cutaway`]); they still cast shadows.
+    pub fn cut_away(&mut self, eye: DVec3, frames: &[&RecordedFrame]) -> CutReport {
+        let mut targets = Targets::new(self.focus.radius / 500.0);
+        for f in frames {
+            for &(i, middle) in &self.middles {
+                let (p, q) = f.poses[i];
+                targets.add(p + q * middle);
+            }
+        }
         let (drawn, report) = cut_away(
             &self.vertices,
             &mut self.indices,
             &self.rules,
             &self.placements,
             eye,
-            self.targets.points(),
+            targets.points(),
             1e-6 * self.focus.radius,
         );
         self.drawn = drawn;

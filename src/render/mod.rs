@@ -89,7 +89,7 @@ pub fn prepare(
     v.grid_spacing = picture.grid_spacing as f32;
     let cut = match camera {
         Some(_) => CutReport::default(),
-        None => picture.cut_away(automatic_eye(picture.focus, aspect)),
+        None => picture.cut_away(automatic_eye(picture.focus, aspect), frames),
     };
     (picture, v, cut)
 }
