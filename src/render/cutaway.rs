@@ -68,12 +68,12 @@ impl Targets {
 }
 
 /// What was cut.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CutReport {
     /// Triangles left out of the picture.
     pub triangles: usize,
-    /// Instances with at least one triangle left out.
-    pub instances: usize,
+    /// The instances with at least one triangle left out, in order.
+    pub instances: Vec<u32>,
 }
 
 /// Reorders `indices` (a triangle list over `vertices`) so that the triangles drawn come first,
@@ -167,7 +167,7 @@ pub fn cut_away(
         }
     };
     let (mut kept, mut dropped) = (Vec::new(), Vec::new());
-    let mut instances = HashSet::new();
+    let mut instances = std::collections::BTreeSet::new();
     for t in 0..triangles {
         let tri = &indices[3 * t..3 * t + 3];
         if cut(t) {
@@ -180,7 +180,7 @@ pub fn cut_away(
     let drawn = kept.len();
     let report = CutReport {
         triangles: dropped.len() / 3,
-        instances: instances.len(),
+        instances: instances.into_iter().collect(),
     };
     kept.extend(dropped);
     kept.extend_from_slice(&indices[3 * triangles..]);
@@ -318,7 +318,7 @@ mod tests {
             report,
             CutReport {
                 triangles: 6,
-                instances: 2
+                instances: vec![0, 1]
             }
         );
         // The same triangles, reordered.

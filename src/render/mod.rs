@@ -71,8 +71,9 @@ pub struct RenderReport {
     pub draw_seconds: Vec<f64>,
     /// Seconds spent encoding PNG and GIF (all pictures).
     pub encode_seconds: f64,
-    /// What the automatic camera cut away (nothing with `--camera`).
-    pub cut: CutReport,
+    /// The fixed bodies the automatic camera cut away, by name (`"the ground"` for the ground
+    /// square), in scene order; none with `--camera`.
+    pub cut_away: Vec<String>,
 }
 
 /// The picture and the view `render` draws `frames` of `run` with, for pictures of `aspect`
@@ -180,7 +181,15 @@ pub fn render(
         adapter: renderer.adapter_name(),
         draw_seconds,
         encode_seconds,
-        cut,
+        cut_away: cut
+            .instances
+            .iter()
+            .map(|&i| {
+                run.bodies
+                    .get(i as usize)
+                    .map_or_else(|| "the ground".to_string(), |b| b.name.clone())
+            })
+            .collect(),
     })
 }
 
