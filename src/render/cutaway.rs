@@ -15,7 +15,6 @@
 //! (a pile at rest is one set of points), and past [`MAX_TESTS`] the centres are thinned
 //! evenly, so a very large run is cut by a sample of its sight lines.
 
-use super::geometry::Vertex;
 use glam::{DQuat, DVec3};
 use std::collections::{HashMap, HashSet};
 
@@ -76,13 +75,14 @@ pub struct CutReport {
     pub instances: Vec<u32>,
 }
 
-/// Reorders `indices` (a triangle list over `vertices`) so that the triangles drawn come first,
-/// those cut away last, and returns how many indices are drawn, with what was cut. `rules` and
-/// `placements` are per instance (a vertex's `body`): how it may be cut, and where it stands
-/// (fixed bodies do not move, so one placement serves every frame). `tolerance` (m) decides
-/// which triangles are coplanar.
+/// Reorders `indices` (a triangle list over the vertices `vertex` gives: each one's position in
+/// its instance's frame, and its instance) so that the triangles drawn come first, those cut
+/// away last, and returns how many indices are drawn, with what was cut. `rules` and
+/// `placements` are per instance: how it may be cut, and where it stands (fixed bodies do not
+/// move, so one placement serves every frame). `tolerance` (m) decides which triangles are
+/// coplanar.
 pub fn cut_away(
-    vertices: &[Vertex],
+    vertex: impl Fn(u32) -> ([f32; 3], u32),
     indices: &mut [u32],
     rules: &[CutRule],
     placements: &[(DVec3, DQuat)],
@@ -91,16 +91,17 @@ pub fn cut_away(
     tolerance: f64,
 ) -> (usize, CutReport) {
     let world = |i: u32| -> DVec3 {
-        let v = &vertices[i as usize];
+        let (position, instance) = vertex(i);
         let (p, q) = placements
-            .get(v.body as usize)
+            .get(instance as usize)
             .copied()
             .unwrap_or((DVec3::ZERO, DQuat::IDENTITY));
-        p + q * DVec3::from(v.position.map(f64::from))
+        p + q * DVec3::from(position.map(f64::from))
     };
+    let body_of = |t: usize| vertex(indices[3 * t]).1;
     let rule = |t: usize| {
         rules
-            .get(vertices[indices[3 * t] as usize].body as usize)
+            .get(body_of(t) as usize)
             .copied()
             .unwrap_or(CutRule::Never)
     };
@@ -120,7 +121,7 @@ pub fn cut_away(
             return None;
         }
         let r = |x: f64| x.round() as i64;
-        let body = vertices[indices[3 * t] as usize].body;
+        let body = body_of(t);
         Some((
             body,
             [
@@ -135,7 +136,7 @@ pub fn cut_away(
     let mut faces_cut: HashSet<(u32, [i64; 4])> = HashSet::new();
     let mut face: HashMap<usize, (u32, [i64; 4])> = HashMap::new();
     for &t in &candidates {
-        let body = vertices[indices[3 * t] as usize].body;
+        let body = body_of(t);
         let tri = [0, 1, 2].map(|k| world(indices[3 * t + k]));
         let key = face_of(t, &tri);
         if let Some(key) = key {
@@ -159,7 +160,7 @@ pub fn cut_away(
         }
     }
     let cut = |t: usize| {
-        let body = vertices[indices[3 * t] as usize].body;
+        let body = body_of(t);
         match rule(t) {
             CutRule::Never => false,
             CutRule::Whole => whole_cut.contains(&body),
@@ -171,7 +172,7 @@ pub fn cut_away(
     for t in 0..triangles {
         let tri = &indices[3 * t..3 * t + 3];
         if cut(t) {
-            instances.insert(vertices[tri[0] as usize].body);
+            instances.insert(vertex(tri[0]).1);
             dropped.extend_from_slice(tri);
         } else {
             kept.extend_from_slice(tri);
@@ -230,13 +231,8 @@ pub fn segment_crosses(a: DVec3, b: DVec3, tri: &[DVec3; 3]) -> bool {
 mod tests {
     use super::*;
 
-    fn vertex(p: [f32; 3], body: u32) -> Vertex {
-        Vertex {
-            position: p,
-            normal: [0.0, 0.0, 1.0],
-            body,
-        }
-    }
+    /// A vertex as `cut_away` reads it: position, instance.
+    type Vertex = ([f32; 3], u32);
 
     #[test]
     fn a_segment_crosses_a_triangle_only_between_its_ends() {
@@ -267,7 +263,7 @@ mod tests {
                 [x0 + 1.0, y, 1.0],
                 [x0, y, 1.0],
             ]
-            .map(|p| vertex(p, body))
+            .map(|p| (p, body))
             .to_vec()
         };
         let mut vertices = Vec::new();
@@ -292,7 +288,7 @@ mod tests {
         let placements = [(DVec3::ZERO, DQuat::IDENTITY); 4];
         let before = indices.clone();
         let (drawn, report) = cut_away(
-            &vertices,
+            |i| vertices[i as usize],
             &mut indices,
             &rules,
             &placements,
@@ -300,7 +296,7 @@ mod tests {
             &[target],
             1e-6,
         );
-        let body_of = |i: &u32| vertices[*i as usize].body;
+        let body_of = |i: &u32| vertices[*i as usize].1;
         let drawn_bodies: Vec<u32> = indices[..drawn].iter().map(body_of).collect();
         let cut_bodies: Vec<u32> = indices[drawn..].iter().map(body_of).collect();
         eprintln!("drawn {drawn_bodies:?}, cut {cut_bodies:?}, {report:?}");
@@ -329,7 +325,7 @@ mod tests {
         // Without a target behind them, nothing is cut.
         let mut again = indices.clone();
         let (drawn, report) = cut_away(
-            &vertices,
+            |i| vertices[i as usize],
             &mut again,
             &rules,
             &placements,

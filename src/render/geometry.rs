@@ -283,8 +283,12 @@ impl Picture {
                 targets.add(p + q * middle);
             }
         }
+        let vertices = &self.vertices;
         let (drawn, report) = cut_away(
-            &self.vertices,
+            |i| {
+                let v = &vertices[i as usize];
+                (v.position, v.body)
+            },
             &mut self.indices,
             &self.rules,
             &self.placements,
