@@ -184,7 +184,11 @@ fn gpu_backend_without_an_adapter_exits_2() {
         &[("TUMBLE_ADAPTER", "no-such-adapter")],
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("no GPU adapter found (wgpu): "));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("--backend gpu: no GPU adapter matching \"no-such-adapter\""),
+        "{err}"
+    );
     assert!(!dir.join("out").exists());
 }
 

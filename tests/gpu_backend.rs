@@ -516,9 +516,8 @@ fn cli_gpu_backend_without_an_adapter_exits_2() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
     assert!(
-        stderr.contains("error: no GPU adapter found (wgpu): ")
-            && stderr.contains("\"no-such-adapter\"")
-            && stderr.contains("; use --backend cpu"),
+        stderr.contains("error: --backend gpu: no GPU adapter matching \"no-such-adapter\"")
+            && stderr.contains("; or use --backend cpu"),
         "{stderr}"
     );
     assert!(!dir.join("out").join("summary.json").exists());

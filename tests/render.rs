@@ -330,3 +330,92 @@ fn a_missing_run_directory_is_refused_naming_the_file() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// The Vulkan loader pointed at no driver: a machine without one, as far as wgpu can tell.
+#[cfg(target_os = "linux")]
+fn without_drivers(mut command: Command) -> std::process::Output {
+    command
+        .env("VK_ICD_FILENAMES", "/nonexistent")
+        .env("VK_DRIVER_FILES", "/nonexistent")
+        .env_remove("TUMBLE_ADAPTER")
+        .output()
+        .unwrap()
+}
+
+/// Without a Vulkan driver, `render` and `run --backend gpu` (whose message comes from the same
+/// device module) exit with code 2, say "no GPU adapter" once and what to install.
+#[cfg(target_os = "linux")]
+#[test]
+fn without_a_driver_the_message_says_what_to_install() {
+    let run = run_dir("no-driver");
+    let mut render = tumble();
+    render.arg("render").arg(&run);
+    let mut gpu_run = tumble();
+    gpu_run
+        .args(["run", "--backend", "gpu", "--out"])
+        .arg(run.join("gpu"))
+        .arg(run.parent().unwrap().join("ball.toml"));
+    for (what, command, start) in [
+        ("render", render, "error: cannot render: no GPU adapter"),
+        (
+            "run --backend gpu",
+            gpu_run,
+            "error: --backend gpu: no GPU adapter",
+        ),
+    ] {
+        let out = without_drivers(command);
+        let err = String::from_utf8_lossy(&out.stderr);
+        eprintln!("{what}: {err}");
+        assert_eq!(out.status.code(), Some(2), "{what}: {err}");
+        assert!(err.starts_with(start), "{what}: {err}");
+        assert_eq!(err.matches("no GPU adapter").count(), 1, "{what}: {err}");
+        assert!(
+            err.contains("sudo apt-get install mesa-vulkan-drivers libvulkan1")
+                && err.contains("the GPU vendor's Vulkan driver"),
+            "{what}: {err}"
+        );
+    }
+    assert!(!run.join("gpu").join("summary.json").exists());
+}
+
+/// Where it works, rendering and a `--backend gpu` run print nothing but their own lines, also
+/// without `XDG_RUNTIME_DIR` (a headless session, where Mesa's device-select layer made
+/// libwayland complain twice). `NODEVICE_SELECT` is removed from the children's environment:
+/// this test process may have set it by opening a device itself.
+#[test]
+#[cfg_attr(
+    tumble_no_gpu,
+    ignore = "no Vulkan driver when built: apt-get install mesa-vulkan-drivers (lavapipe), or a GPU's"
+)]
+fn a_successful_render_and_gpu_run_are_quiet() {
+    if !adapter() {
+        return;
+    }
+    let run = run_dir("quiet");
+    let out = tumble()
+        .arg("render")
+        .arg(&run)
+        .args(["--width", "64", "--height", "48", "--every", "20"])
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("NODEVICE_SELECT")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(err, "", "render's stderr");
+    let out = tumble()
+        .args(["run", "--backend", "gpu", "--duration", "0.1", "--out"])
+        .arg(run.join("gpu"))
+        .arg(run.parent().unwrap().join("ball.toml"))
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("NODEVICE_SELECT")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(
+        lines.len() == 1 && lines[0].starts_with("backend: gpu ("),
+        "run --backend gpu's stderr: {err}"
+    );
+}

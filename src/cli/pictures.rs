@@ -84,7 +84,7 @@ pub fn render(args: &RenderArgs) -> Result<(), Failure> {
         |e| match e {
             RenderError::Input(m) => Failure::invalid(m),
             RenderError::Gpu(tumble::render::GpuRenderError::Device(d)) => {
-                Failure::invalid(format!("no GPU adapter for rendering: {d}"))
+                Failure::invalid(format!("cannot render: {d}"))
             }
             other => Failure::failed(other.to_string()),
         },
@@ -103,6 +103,18 @@ pub fn render(args: &RenderArgs) -> Result<(), Failure> {
         1e3 * report.draw_seconds.first().copied().unwrap_or(0.0),
         report.encode_seconds,
     );
+    if !report.cut_away.is_empty() {
+        // A long list (a maze of walls) is cut short: the count says the rest.
+        const SHOWN: usize = 6;
+        let mut names = report.cut_away[..report.cut_away.len().min(SHOWN)].join(", ");
+        if report.cut_away.len() > SHOWN {
+            names += &format!(" and {} more", report.cut_away.len() - SHOWN);
+        }
+        println!(
+            "not drawn, as they stood between the camera and the moving bodies: {names} \
+             (their shadows are; --camera draws everything)"
+        );
+    }
     Ok(())
 }
 

@@ -188,7 +188,7 @@ pub struct Selection {
 #[derive(Debug, thiserror::Error)]
 pub enum SelectError {
     /// No adapter at all, or none matching `TUMBLE_ADAPTER`.
-    #[error("no GPU adapter found (wgpu): {0}; use --backend cpu")]
+    #[error("--backend gpu: {0}; or use --backend cpu")]
     NoAdapter(GpuError),
     /// An adapter exists but the device or the pipelines could not be created.
     #[error("GPU backend unavailable (wgpu): {0}; use --backend cpu")]

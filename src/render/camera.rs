@@ -134,6 +134,15 @@ pub struct View {
     pub grid_spacing: f32,
 }
 
+/// Where the automatic camera stands for a picture of `aspect` (width / height) around
+/// `focus`: along [`VIEW_FROM`] from the focus centre, where the box's corners fit the field of
+/// view with a small margin. It looks at the focus centre.
+pub fn automatic_eye(focus: Focus, aspect: f64) -> DVec3 {
+    let fov = DEFAULT_FOV_DEGREES.to_radians();
+    let distance = FIT_MARGIN * focus.fitting_distance(VIEW_FROM, fov, aspect);
+    focus.centre + VIEW_FROM.normalize() * distance
+}
+
 /// The view for a picture of `aspect` (width / height) around `focus`: the automatic camera
 /// unless `spec` gives one. `scene_radius` bounds the whole scene seen from the focus centre,
 /// for the far plane.
@@ -144,16 +153,11 @@ pub fn view(focus: Focus, spec: Option<&CameraSpec>, aspect: f64, scene_radius: 
             s.target.unwrap_or(focus.centre),
             s.fov_degrees.to_radians(),
         ),
-        None => {
-            let fov = DEFAULT_FOV_DEGREES.to_radians();
-            // Fit the box's corners in the field of view, with a small margin.
-            let distance = FIT_MARGIN * focus.fitting_distance(VIEW_FROM, fov, aspect);
-            (
-                focus.centre + VIEW_FROM.normalize() * distance,
-                focus.centre,
-                fov,
-            )
-        }
+        None => (
+            automatic_eye(focus, aspect),
+            focus.centre,
+            DEFAULT_FOV_DEGREES.to_radians(),
+        ),
     };
     let distance = (eye - target).length();
     let reach = (eye - focus.centre).length() + scene_radius.max(focus.radius);

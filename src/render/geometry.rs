@@ -1,8 +1,9 @@
 //! What `tumble render` draws, on the host: every body's mesh in one vertex list (each vertex
-//! tagged with its body), the bodies' colours, the ground, the focus the camera frames, and the
-//! contact arrows of a frame.
+//! tagged with its body), the bodies' colours, the ground, the focus the camera frames, what
+//! the automatic camera may cut away, and the contact arrows of a frame.
 
 use super::camera::Focus;
+use super::cutaway::{cut_away, CutReport, CutRule, Targets};
 use crate::body::Motion;
 use crate::run_record::{RecordedFrame, RunRecord};
 use crate::tessellate::{shape_mesh, TriMesh};
@@ -84,8 +85,17 @@ pub fn body_colour(motion: Motion, i: usize) -> [u8; 3] {
 pub struct Picture {
     /// Every body's mesh, then the ground's, tagged with their instance index.
     pub vertices: Vec<Vertex>,
-    /// Triangle list over `vertices`.
+    /// Triangle list over `vertices`: the triangles drawn first, then those cut away
+    /// ([`Picture::cut_away`]), which only cast shadows.
     pub indices: Vec<u32>,
+    /// How many of `indices` the picture draws (all unless some were cut away).
+    pub drawn: usize,
+    /// How each instance may be cut away (bodies, then the ground).
+    rules: Vec<CutRule>,
+    /// Where each instance stands in the first frame drawn (bodies, then the ground).
+    placements: Vec<(DVec3, DQuat)>,
+    /// Each moving body and the middle of its mesh's box (body frame): the sight lines' ends.
+    middles: Vec<(usize, DVec3)>,
     /// Instance colour per body, then the ground's, then the arrows'.
     colours: Vec<[f32; 4]>,
     /// Instance index of the ground; the arrows' is the next.
@@ -121,7 +131,7 @@ impl Picture {
         let chosen: Vec<usize> = if moving.is_empty() {
             (0..run.bodies.len()).collect()
         } else {
-            moving
+            moving.clone()
         };
         // Where they are over the frames: the whole extent for a few bodies; for many, the 2nd
         // to 98th percentile along each axis, so a handful of strays (a cube bounced far off)
@@ -151,6 +161,15 @@ impl Picture {
             }
         }
         let focus = Focus::of_box(lo, hi, 1e-3);
+        let middles: Vec<(usize, DVec3)> = moving
+            .iter()
+            .map(|&i| {
+                let middle = meshes[i]
+                    .bounds()
+                    .map_or(DVec3::ZERO, |(lo, hi)| 0.5 * (lo + hi));
+                (i, middle)
+            })
+            .collect();
         // Planes were tessellated at a unit size: redo them at the scale of the focus.
         let plane_size = PLANE_HALF_SIZE_IN_FOCUS_RADII * focus.radius;
         let meshes: Vec<TriMesh> = run
@@ -165,6 +184,10 @@ impl Picture {
         let mut picture = Picture {
             vertices: Vec::new(),
             indices: Vec::new(),
+            drawn: 0,
+            rules: run.bodies.iter().map(cut_rule).collect(),
+            placements: Vec::new(),
+            middles,
             colours: Vec::new(),
             ground: 0,
             focus,
@@ -181,6 +204,7 @@ impl Picture {
             },
             |f| f.poses.clone(),
         );
+        picture.placements = start.clone();
         let mut lowest = f64::INFINITY;
         let mut moving_index = 0;
         for (i, (body, mesh)) in run.bodies.iter().zip(&meshes).enumerate() {
@@ -243,7 +267,37 @@ impl Picture {
             .colours
             .extend((0..ARROW_KINDS.len()).map(arrow_colour));
         picture.scene_radius = picture.scene_radius.max(s * 1.5);
+        picture.rules.push(CutRule::Faces);
+        picture.placements.push((DVec3::ZERO, DQuat::IDENTITY));
+        picture.drawn = picture.indices.len();
         picture
+    }
+
+    /// Leaves out of the picture the fixed bodies (and the ground) between `eye` and the moving
+    /// bodies' centres in `frames` ([`super::cutaway`]); they still cast shadows.
+    pub fn cut_away(&mut self, eye: DVec3, frames: &[&RecordedFrame]) -> CutReport {
+        let mut targets = Targets::new(self.focus.radius / 500.0);
+        for f in frames {
+            for &(i, middle) in &self.middles {
+                let (p, q) = f.poses[i];
+                targets.add(p + q * middle);
+            }
+        }
+        let vertices = &self.vertices;
+        let (drawn, report) = cut_away(
+            |i| {
+                let v = &vertices[i as usize];
+                (v.position, v.body)
+            },
+            &mut self.indices,
+            &self.rules,
+            &self.placements,
+            eye,
+            targets.points(),
+            1e-6 * self.focus.radius,
+        );
+        self.drawn = drawn;
+        report
     }
 
     fn push_mesh(&mut self, mesh: &TriMesh, body: u32) {
@@ -288,6 +342,19 @@ impl Picture {
     /// [`ARROW_KINDS`], in order).
     pub fn arrow_instance(&self) -> u32 {
         self.ground + 1
+    }
+}
+
+/// How a body may be cut away: a fixed convex body whole, a fixed mesh, compound or plane by
+/// its faces, a moving body never.
+fn cut_rule(body: &crate::run_record::RecordedBody) -> CutRule {
+    use crate::shape::Shape;
+    match (body.motion, &body.shape) {
+        (Motion::Fixed, Shape::Mesh { .. } | Shape::Compound { .. } | Shape::Plane { .. }) => {
+            CutRule::Faces
+        }
+        (Motion::Fixed, _) => CutRule::Whole,
+        _ => CutRule::Never,
     }
 }
 

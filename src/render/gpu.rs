@@ -24,8 +24,9 @@ const CLEAR: wgpu::Color = wgpu::Color {
 /// Why a picture could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum RenderError {
-    /// No device.
-    #[error("no GPU adapter for rendering: {0}")]
+    /// No device, or none could be opened (the device module's message says which, and what
+    /// to install).
+    #[error("cannot render: {0}")]
     Device(#[from] crate::gpu::GpuError),
     /// The device failed while rendering or reading back.
     #[error("rendering failed: {0}")]
@@ -56,7 +57,10 @@ pub struct Renderer {
     group1: wgpu::BindGroup,
     vertices: wgpu::Buffer,
     indices: wgpu::Buffer,
+    /// All the static triangles' indices: the shadow pass draws them all.
     index_count: u32,
+    /// The first `drawn_count` of them: the main pass leaves out what was cut away.
+    drawn_count: u32,
     colour: wgpu::TextureView,
     resolved: wgpu::Texture,
     resolved_view: wgpu::TextureView,
@@ -77,12 +81,13 @@ fn vertex_layout() -> wgpu::VertexBufferLayout<'static> {
 }
 
 impl Renderer {
-    /// Opens a device (the best adapter, lavapipe included) and uploads the static geometry.
+    /// Opens a device (the best adapter, lavapipe included) and uploads the static geometry:
+    /// `indices` and how many of them the picture draws (the rest only cast shadows).
     pub fn new(
         width: u32,
         height: u32,
         vertices: &[Vertex],
-        indices: &[u32],
+        (indices, drawn): (&[u32], usize),
         instance_count: usize,
     ) -> Result<Renderer, RenderError> {
         let ctx = GpuContext::new()?;
@@ -310,6 +315,7 @@ impl Renderer {
             vertices: vertex_buffer,
             indices: index_buffer,
             index_count: indices.len() as u32,
+            drawn_count: drawn.min(indices.len()) as u32,
             colour,
             resolved,
             resolved_view,
@@ -439,7 +445,7 @@ impl Renderer {
             pass.set_bind_group(1, &self.group1, &[]);
             pass.set_vertex_buffer(0, self.vertices.slice(..));
             pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(0..self.index_count, 0, 0..1);
+            pass.draw_indexed(0..self.drawn_count, 0, 0..1);
             if let Some((v, i, n)) = &arrows {
                 pass.set_vertex_buffer(0, v.slice(..));
                 pass.set_index_buffer(i.slice(..), wgpu::IndexFormat::Uint32);

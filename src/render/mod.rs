@@ -1,12 +1,14 @@
 //! `tumble render RUN_DIR`: pictures of a finished run, headless. Reads the run back
 //! ([`crate::run_record`]), draws every K-th frame with wgpu into an offscreen texture (shaded
 //! bodies of every shape, fixed ones too, a floor grid, shadows from a shadow map, the
-//! camera framing the moving bodies unless one is given) and writes `frame_00000.png`, … and
+//! camera framing the moving bodies unless one is given, and then cutting away the fixed bodies
+//! that would hide them) and writes `frame_00000.png`, … and
 //! `animation.gif`. With `--contacts`, each frame's impulses from `events.csv` are drawn as
 //! arrows. Works on any adapter wgpu finds, Mesa's lavapipe included.
 
 pub mod camera;
 mod contacts;
+pub mod cutaway;
 pub mod geometry;
 mod gpu;
 
@@ -14,7 +16,8 @@ pub use camera::CameraSpec;
 pub use gpu::RenderError as GpuRenderError;
 
 use crate::run_record::{RecordedFrame, RunRecord};
-use camera::view;
+use camera::{automatic_eye, view, View};
+use cutaway::CutReport;
 use geometry::Picture;
 use image::codecs::gif::{GifEncoder, Repeat};
 use image::{Delay, Frame, RgbaImage};
@@ -68,6 +71,28 @@ pub struct RenderReport {
     pub draw_seconds: Vec<f64>,
     /// Seconds spent encoding PNG and GIF (all pictures).
     pub encode_seconds: f64,
+    /// The fixed bodies the automatic camera cut away, by name (`"the ground"` for the ground
+    /// square), in scene order; none with `--camera`.
+    pub cut_away: Vec<String>,
+}
+
+/// The picture and the view `render` draws `frames` of `run` with, for pictures of `aspect`
+/// (width / height): the meshes, and the camera `camera` or, without one, the automatic camera,
+/// which also cuts away the fixed bodies between it and the moving bodies.
+pub fn prepare(
+    run: &RunRecord,
+    frames: &[&RecordedFrame],
+    camera: Option<&CameraSpec>,
+    aspect: f64,
+) -> (Picture, View, CutReport) {
+    let mut picture = Picture::new(run, frames);
+    let mut v = view(picture.focus, camera, aspect, picture.scene_radius);
+    v.grid_spacing = picture.grid_spacing as f32;
+    let cut = match camera {
+        Some(_) => CutReport::default(),
+        None => picture.cut_away(automatic_eye(picture.focus, aspect), frames),
+    };
+    (picture, v, cut)
 }
 
 /// Renders `run` as `options` say; `progress` is called after each picture with (done, total).
@@ -87,22 +112,15 @@ pub fn render(
     } else {
         Vec::new()
     };
-    let picture = Picture::new(run, &chosen);
+    let aspect = options.width as f64 / options.height as f64;
+    let (picture, v, cut) = prepare(run, &chosen, options.camera.as_ref(), aspect);
     let reach = 0.25 * picture.focus.radius;
     let scale = contacts::arrow_scale(&events, reach);
-    let aspect = options.width as f64 / options.height as f64;
-    let mut v = view(
-        picture.focus,
-        options.camera.as_ref(),
-        aspect,
-        picture.scene_radius,
-    );
-    v.grid_spacing = picture.grid_spacing as f32;
     let mut renderer = gpu::Renderer::new(
         options.width,
         options.height,
         &picture.vertices,
-        &picture.indices,
+        (&picture.indices, picture.drawn),
         picture.instance_count(),
     )?;
     std::fs::create_dir_all(&options.out)
@@ -163,6 +181,15 @@ pub fn render(
         adapter: renderer.adapter_name(),
         draw_seconds,
         encode_seconds,
+        cut_away: cut
+            .instances
+            .iter()
+            .map(|&i| {
+                run.bodies
+                    .get(i as usize)
+                    .map_or_else(|| "the ground".to_string(), |b| b.name.clone())
+            })
+            .collect(),
     })
 }
 
