@@ -18,7 +18,8 @@ impl<'py> Progress<'py> {
     /// The line of a run to `until`, shown when `on`.
     pub fn new(py: Python<'py>, on: bool, until: f64) -> PyResult<Self> {
         let stderr = match on {
-            true => Some(py.import("sys")?.getattr("stderr")?),
+            // None under pythonw, where there is nowhere to show it.
+            true => Some(py.import("sys")?.getattr("stderr")?).filter(|s| !s.is_none()),
             false => None,
         };
         Ok(Progress {
