@@ -1,8 +1,10 @@
 """A friction sweep as one batch: a block launched at 2 m/s along a floor, the friction
 coefficient drawn per trial, how far it slides against Coulomb's v0^2 / (2 mu g).
 
-    python examples/python/friction_sweep.py [TRIALS] [OUT.png]
+    pip install "./python[examples]"         # matplotlib
+    python examples/python/friction_sweep.py [TRIALS] [OUT.png]   # default out/friction_sweep.png
 """
+import pathlib
 import sys
 import time
 
@@ -15,7 +17,9 @@ import numpy as np
 import tumble
 
 trials = int(sys.argv[1]) if len(sys.argv) > 1 else 500
-out = sys.argv[2] if len(sys.argv) > 2 else "friction_sweep.png"
+# Pictures go into out/, as the command line's runs do, never beside the sources.
+out = pathlib.Path(sys.argv[2] if len(sys.argv) > 2 else "out/friction_sweep.png")
+out.parent.mkdir(parents=True, exist_ok=True)
 
 scene = tumble.Scene.from_dict({
     "world": {"duration": 3.0, "frame_period": 0.01, "sleep_time": 0.2},
@@ -32,9 +36,10 @@ start = time.perf_counter()
 table = tumble.batch(scene, trials=trials,
                      vary=[{"material": "default", "key": "friction", "uniform": [0.1, 0.9]}])
 wall = time.perf_counter() - start
-table = table.sort_values("materials.default.friction")
-mu = table["materials.default.friction"].to_numpy()
-slid = table["block.x"].to_numpy()
+# A DataFrame with pandas, a dict of numpy arrays without: the columns read the same either way.
+mu = np.asarray(table["materials.default.friction"])
+order = np.argsort(mu)
+mu, slid = mu[order], np.asarray(table["block.x"])[order]
 closed = 2.0**2 / (2.0 * mu * 9.81)
 error = np.abs(slid - closed) / closed
 print(f"{trials} trials in {wall:.2f} s ({trials / wall:.0f} trials/s); "

@@ -1,7 +1,8 @@
 """Notebook-style: step the small funnel frame by frame from Python, read the states as numpy
 arrays, follow the cubes' heights, and draw a picture.
 
-    python examples/python/step_and_picture.py [OUT.png]
+    pip install "./python[examples]"         # matplotlib
+    python examples/python/step_and_picture.py [OUT.png]   # default out/small_funnel.png
 """
 import pathlib
 import sys
@@ -15,7 +16,9 @@ import numpy as np
 import tumble
 
 root = pathlib.Path(__file__).resolve().parents[2]
-out = sys.argv[1] if len(sys.argv) > 1 else "small_funnel.png"
+# Pictures go into out/, as the command line's runs do, never beside the sources.
+out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "out/small_funnel.png")
+out.parent.mkdir(parents=True, exist_ok=True)
 
 scene = tumble.Scene.from_file(root / "scenes" / "small-funnel.toml")
 sim = tumble.Simulation(scene)
