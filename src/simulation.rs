@@ -168,7 +168,7 @@ impl Simulation {
     /// Advances one frame: to the next frame time, or to the end time if that comes first; once
     /// the end is reached, a whole frame past it. No sink sees it.
     pub fn step_frame(&mut self) -> Result<(), RunError> {
-        let until = if self.world.time() < self.end {
+        let until = if !self.world.reached(self.end) {
             self.end
         } else {
             f64::INFINITY
@@ -198,7 +198,7 @@ impl Simulation {
     ) -> Result<RunEnd, RunError> {
         let until = until.unwrap_or(self.end);
         on_pool(|| {
-            while self.world.time() < until {
+            while !self.world.reached(until) {
                 self.frame_towards(until)?;
                 let mut end = RunEnd::Reached;
                 for sink in sinks.iter_mut() {
@@ -224,7 +224,7 @@ impl Simulation {
         let target = self.frame_end(until);
         // The world ends its frame at `target` exactly; the loop only guards a world that
         // would stop short, so that the frame still ends where it should.
-        while self.world.time() < target {
+        while !self.world.reached(target) {
             let before = self.world.time();
             if let Err(error) = self.world.step_frame(target) {
                 return Err(RunError::Sim {

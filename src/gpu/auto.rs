@@ -17,11 +17,11 @@
 //!   the host's own cores with a round trip per frame on top (funnel-10k 2 s on lavapipe: 36 s
 //!   against 16–26 s for the host path); a virtual or unknown adapter is not trusted either.
 //! - Below the threshold no device is looked for: asking wgpu costs about 75 ms and makes the
-//!   Vulkan drivers print to stderr on headless machines, so small runs cost nothing and print
-//!   nothing. At or above it, on Linux, wgpu is asked only when a GPU's device node exists
+//!   Vulkan drivers may print to stderr on headless machines (Mesa's device-select layer is
+//!   turned off, `device.rs`, but other drivers have their own), so small runs cost nothing and
+//!   print nothing. At or above it, on Linux, wgpu is asked only when a GPU's device node exists
 //!   (`/dev/nvidia<N>`, `/dev/dri/renderD<N>`, WSL's `/dev/dxg`), and with the process's stderr
-//!   sent to /dev/null while it lists the adapters (Mesa writes its `XDG_RUNTIME_DIR` complaint
-//!   there directly).
+//!   sent to /dev/null while it lists the adapters (drivers write there directly).
 
 use super::device::{adapter_name, GpuContext};
 
@@ -65,12 +65,16 @@ pub fn is_real_gpu(t: wgpu::DeviceType) -> bool {
 /// The `auto` rule (module docs) for a scene of `moving_bodies` dynamic bodies. `probe` looks
 /// for a device; it is called only at or above [`AUTO_GPU_MIN_BODIES`].
 pub fn auto_choice(moving_bodies: usize, probe: impl FnOnce() -> Found) -> AutoChoice {
-    let bodies = grouped(moving_bodies);
+    let bodies = if moving_bodies == 1 {
+        String::from("1 moving body")
+    } else {
+        format!("{} moving bodies", grouped(moving_bodies))
+    };
     if moving_bodies < AUTO_GPU_MIN_BODIES {
         return AutoChoice {
             gpu: false,
             reason: format!(
-                "auto: {bodies} moving bodies, below the {} the GPU needs",
+                "auto: {bodies}, below the {} the GPU needs",
                 grouped(AUTO_GPU_MIN_BODIES)
             ),
         };
@@ -86,10 +90,7 @@ pub fn auto_choice(moving_bodies: usize, probe: impl FnOnce() -> Found) -> AutoC
         },
         Found::Adapter { name, .. } => AutoChoice {
             gpu: true,
-            reason: format!(
-                "auto: {bodies} moving bodies ≥ {}; {name}",
-                grouped(AUTO_GPU_MIN_BODIES)
-            ),
+            reason: format!("auto: {bodies} ≥ {}; {name}", grouped(AUTO_GPU_MIN_BODIES)),
         },
     }
 }

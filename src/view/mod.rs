@@ -18,6 +18,7 @@
 
 pub mod data;
 
+use crate::plural::count;
 use crate::run_record::RunRecord;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -93,14 +94,14 @@ impl ViewReport {
     /// One line for the terminal: the file, its size and what it holds.
     pub fn describe(&self) -> String {
         format!(
-            "Wrote {} ({}): {} frames of {} bodies ({} moving, {} distinct meshes), three.js {}. \
+            "Wrote {} ({}): {} of {} ({} moving, {}), three.js {}. \
              Open it in a browser; it needs no network.",
             self.path.display(),
             megabytes(self.bytes),
-            self.frames,
-            self.bodies,
+            count(self.frames, "frame", "frames"),
+            count(self.bodies, "body", "bodies"),
             self.moving,
-            self.meshes,
+            count(self.meshes, "distinct mesh", "distinct meshes"),
             THREE_VERSION,
         )
     }
