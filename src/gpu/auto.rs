@@ -220,10 +220,11 @@ mod tests {
         for n in [0, 1, 1_005, AUTO_GPU_MIN_BODIES - 1] {
             let choice = auto_choice(n, || panic!("probed with {n} bodies"));
             assert!(!choice.gpu);
+            let bodies = if n == 1 { "body" } else { "bodies" };
             assert_eq!(
                 choice.reason,
                 format!(
-                    "auto: {} moving bodies, below the 50 000 the GPU needs",
+                    "auto: {} moving {bodies}, below the 50 000 the GPU needs",
                     grouped(n)
                 )
             );
