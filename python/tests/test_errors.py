@@ -59,7 +59,7 @@ def test_the_gpu_error_names_the_keyword_argument_not_the_flag():
     assert run.returncode == 0, run.stderr
     message = run.stdout.strip().splitlines()[-1]
     print(message)
-    assert message.startswith("no GPU adapter found"), message
+    assert message.startswith('backend="gpu": no GPU adapter'), message
     assert 'no adapter is called this' in message, message
     assert message.endswith('use backend="cpu"'), message
     assert "--backend" not in message, message
