@@ -22,7 +22,8 @@ use pyo3::prelude::*;
 
 /// tumble: event-driven rigid-body simulation of many polyhedra.
 #[pymodule]
-fn tumble(m: &Bound<'_, PyModule>) -> PyResult<()> {
+#[pyo3(name = "tumble")]
+fn tumble_python(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_class::<scene::Scene>()?;
     m.add_class::<simulation::Simulation>()?;
