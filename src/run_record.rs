@@ -25,6 +25,22 @@ pub struct RecordedBody {
     pub material: String,
 }
 
+impl RecordedBody {
+    /// The scene's bodies as a run records them, in scene order.
+    pub fn all_of(scene: &Scene) -> Vec<RecordedBody> {
+        scene
+            .bodies
+            .iter()
+            .map(|b| RecordedBody {
+                name: b.name.clone(),
+                motion: b.motion,
+                shape: b.shape.clone(),
+                material: b.material.clone(),
+            })
+            .collect()
+    }
+}
+
 /// One frame: the time and every body's pose (shape frame, world), scene order.
 #[derive(Clone, Debug)]
 pub struct RecordedFrame {
@@ -94,16 +110,7 @@ impl RunRecord {
 
     /// The run of `scene` from `dir/frames.csv`.
     fn read(dir: &Path, scene: Scene) -> Result<RunRecord, RunRecordError> {
-        let bodies: Vec<RecordedBody> = scene
-            .bodies
-            .iter()
-            .map(|b| RecordedBody {
-                name: b.name.clone(),
-                motion: b.motion,
-                shape: b.shape.clone(),
-                material: b.material.clone(),
-            })
-            .collect();
+        let bodies = RecordedBody::all_of(&scene);
         let frames = read_frames(dir, &scene)?;
         Ok(RunRecord {
             dir: dir.to_path_buf(),

@@ -30,16 +30,7 @@ fn tumble() -> Command {
 fn at_scene_poses(path: &Path) -> RunRecord {
     let scene =
         tumble::scene::load(path).unwrap_or_else(|e| panic!("{}: {}", path.display(), e.message));
-    let bodies = scene
-        .bodies
-        .iter()
-        .map(|b| RecordedBody {
-            name: b.name.clone(),
-            motion: b.motion,
-            shape: b.shape.clone(),
-            material: b.material.clone(),
-        })
-        .collect();
+    let bodies = RecordedBody::all_of(&scene);
     let poses = scene
         .bodies
         .iter()
