@@ -28,7 +28,8 @@ impl Scene {
     /// `SceneError` and a `FileNotFoundError`.
     #[staticmethod]
     pub fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Scene> {
-        let text = std::fs::read_to_string(&path).map_err(|e| unreadable_scene(py, &path, e))?;
+        let bytes = std::fs::read(&path).map_err(|e| unreadable_scene(py, &path, e))?;
+        let text = engine::scene::decode_text(&path, bytes).map_err(scene_error)?;
         let scene = engine::scene::parse(&text, &path).map_err(scene_error)?;
         Ok(Scene {
             scene,

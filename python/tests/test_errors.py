@@ -39,6 +39,15 @@ def test_an_unreadable_scene_path_stays_a_plain_scene_error(tmp_path):
     assert not isinstance(e.value, FileNotFoundError)
 
 
+def test_a_scene_file_that_is_not_utf8_is_named_at_its_first_bad_byte(tmp_path):
+    path = tmp_path / "latin1.toml"
+    path.write_bytes(b"[world]\nduration = 1\n# caf\xe9\n")
+    with pytest.raises(tumble.SceneError) as e:
+        tumble.Scene.from_file(path)
+    print(e.value)
+    assert str(e.value).startswith(f"{path}:3:6: the scene file is not UTF-8 text: byte 0xe9"), e.value
+
+
 GPU_WITHOUT_ADAPTER = """
 import tumble
 scene = tumble.Scene.from_toml("[world]\\nduration = 0.1\\n")

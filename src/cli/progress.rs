@@ -24,26 +24,18 @@ const WINDOW_SHARE: f64 = 0.2;
 /// the count, the recent rate and the time left.
 pub fn style(unit: &'static str) -> ProgressStyle {
     let template =
-        format!("{{elapsed_precise}} [{{wide_bar}}] {{pos}}/{{len}} {unit} ({{rate}}, {{left}})");
+        format!("{{elapsed_precise}} [{{wide_bar}}] {{pos}}/{{len}} {unit} ({{recent}})");
     ProgressStyle::with_template(&template)
         .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .with_key("rate", Recent::new(Show::Rate(unit)))
-        .with_key("left", Recent::new(Show::Left))
+        .with_key("recent", Recent::new(unit))
 }
 
-/// What a [`Recent`] tracker writes.
-#[derive(Clone, Copy, Debug)]
-enum Show {
-    /// Units per second, or seconds per unit below one a second.
-    Rate(&'static str),
-    /// The time left at the recent rate.
-    Left,
-}
-
-/// The bar's recent positions, for the rate over the last [`window`] of wall time.
+/// The bar's recent positions, for the rate over the last [`window`] of wall time and the time
+/// left at that rate (one tracker for both, so the samples are kept once).
 #[derive(Clone, Debug)]
 struct Recent {
-    show: Show,
+    /// What the bar counts (`frames`), for the rate's text.
+    unit: &'static str,
     start: Option<Instant>,
     /// (wall seconds since `start`, position), oldest first; the first one lies at or before the
     /// window's start, so that the window is spanned whole.
@@ -51,9 +43,9 @@ struct Recent {
 }
 
 impl Recent {
-    fn new(show: Show) -> Self {
+    fn new(unit: &'static str) -> Self {
         Recent {
-            show,
+            unit,
             start: None,
             samples: VecDeque::new(),
         }
@@ -98,16 +90,18 @@ impl ProgressTracker for Recent {
         self.samples.clear();
     }
 
+    /// `2315 frames/s, 3 s left`, or `… frames/s, time left …` until the rate is known.
     fn write(&self, state: &ProgressState, w: &mut dyn std::fmt::Write) {
-        let rate = self.per_sec();
-        let text = match (self.show, rate) {
-            (Show::Rate(unit), Some(r)) => rate_text(r, unit),
-            (Show::Rate(unit), None) => format!("… {unit}/s"),
-            (Show::Left, Some(r)) => {
+        let text = match self.per_sec() {
+            Some(r) => {
                 let left = state.len().unwrap_or(0).saturating_sub(state.pos());
-                format!("{} left", duration_text(left as f64 / r))
+                format!(
+                    "{}, {} left",
+                    rate_text(r, self.unit),
+                    duration_text(left as f64 / r)
+                )
             }
-            (Show::Left, None) => String::from("time left …"),
+            None => format!("… {}/s, time left …", self.unit),
         };
         let _ = w.write_str(&text);
     }
@@ -184,7 +178,7 @@ mod tests {
         let frames = 1000u64;
         let cost = |i: u64| 0.005 * (1.0 + 3.0 * i as f64 / frames as f64);
         let total: f64 = (0..frames).map(cost).sum();
-        let mut recent = Recent::new(Show::Left);
+        let mut recent = Recent::new("frames");
         let mut t = 0.0;
         for i in 0..frames {
             t += cost(i);
@@ -211,7 +205,7 @@ mod tests {
 
     #[test]
     fn the_window_keeps_one_sample_at_its_start() {
-        let mut recent = Recent::new(Show::Rate("frames"));
+        let mut recent = Recent::new("frames");
         for i in 0..100 {
             recent.record(i as f64 * 0.1, i);
         }

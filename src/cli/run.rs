@@ -10,6 +10,7 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use tumble::output::{self, FramesWriter, Summary};
+use tumble::plural::count;
 use tumble::scene::Scene;
 use tumble::simulation::{FrameSink, RunError, SinkError};
 use tumble::world::World;
@@ -340,23 +341,20 @@ fn result_paragraph(
         _ => "Stopped by an error after simulating",
     };
     let c = &summary.counts;
-    let n = scene.bodies.len();
-    let bodies = if n == 1 { "body" } else { "bodies" };
-    let collisions = c.collisions + c.step_collisions;
     let run_dir = frames_path.parent().unwrap_or(Path::new("."));
     format!(
         "{status} {} s of {} on the {} backend in {:.3} s of wall time{speed}.\n\
-         {n} {bodies} ({dynamic} dynamic, {fixed} fixed, {kinematic} kinematic); {collisions} \
-         collision{}, {} resting contact{}; largest penetration {:.3e} m.\n\
+         {} ({dynamic} dynamic, {fixed} fixed, {kinematic} kinematic); {}, {}; largest \
+         penetration {:.3e} m.\n\
          Wrote {} and {}.\n\
          To look at it: tumble view {dir} (a page for the browser), tumble render {dir} (pictures).",
         summary.sim_time,
         summary.scene,
         summary.backend,
         summary.wall_time,
-        if collisions == 1 { "" } else { "s" },
-        c.resting_contacts,
-        if c.resting_contacts == 1 { "" } else { "s" },
+        count(scene.bodies.len(), "body", "bodies"),
+        count(c.collisions + c.step_collisions, "collision", "collisions"),
+        count(c.resting_contacts, "resting contact", "resting contacts"),
         summary.max_penetration,
         frames_path.display(),
         summary_path.display(),

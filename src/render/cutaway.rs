@@ -16,7 +16,7 @@
 //! evenly, so a very large run is cut by a sample of its sight lines.
 
 use glam::{DQuat, DVec3};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// The most plane tests one cut makes (about a tenth of a second).
 pub const MAX_TESTS: usize = 50_000_000;
@@ -134,14 +134,13 @@ pub fn cut_away(
     };
     let mut whole_cut: HashSet<u32> = HashSet::new();
     let mut faces_cut: HashSet<(u32, [i64; 4])> = HashSet::new();
-    let mut face: HashMap<usize, (u32, [i64; 4])> = HashMap::new();
+    // Each candidate triangle's flat face, by triangle (None: not a candidate, or degenerate).
+    let mut face: Vec<Option<(u32, [i64; 4])>> = vec![None; triangles];
     for &t in &candidates {
         let body = body_of(t);
         let tri = [0, 1, 2].map(|k| world(indices[3 * t + k]));
         let key = face_of(t, &tri);
-        if let Some(key) = key {
-            face.insert(t, key);
-        }
+        face[t] = key;
         let known = match rule(t) {
             CutRule::Whole => whole_cut.contains(&body),
             _ => key.is_some_and(|k| faces_cut.contains(&k)),
@@ -164,7 +163,7 @@ pub fn cut_away(
         match rule(t) {
             CutRule::Never => false,
             CutRule::Whole => whole_cut.contains(&body),
-            CutRule::Faces => face.get(&t).is_some_and(|k| faces_cut.contains(k)),
+            CutRule::Faces => face[t].is_some_and(|k| faces_cut.contains(&k)),
         }
     };
     let (mut kept, mut dropped) = (Vec::new(), Vec::new());

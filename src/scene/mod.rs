@@ -207,6 +207,13 @@ pub fn load(path: &Path) -> Result<Scene, SceneError> {
 pub fn read_text(path: &Path) -> Result<String, SceneError> {
     let bytes = std::fs::read(path)
         .map_err(|e| SceneError::new(format!("{}: cannot read scene file: {e}", path.display())))?;
+    decode_text(path, bytes)
+}
+
+/// The text of a scene file's `bytes` (read from `path`, which the error names), refused at the
+/// line and column of the first byte that is not UTF-8: for callers that read the file
+/// themselves, as the Python package does to tell a missing file from the rest.
+pub fn decode_text(path: &Path, bytes: Vec<u8>) -> Result<String, SceneError> {
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let bytes = e.as_bytes();
