@@ -7,7 +7,11 @@
 //! Skips (prints "SKIPPED: no GPU adapter") when wgpu finds no adapter, unless CI=true, where
 //! it fails: CI renders on Mesa's lavapipe.
 
+#[path = "gpu_support/mod.rs"]
+mod gpu_support;
+
 use glam::{DVec3, Vec4Swizzles};
+use gpu_support::adapter_found;
 use image::{AnimationDecoder, RgbaImage};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -40,20 +44,6 @@ const H: u32 = 240;
 
 fn tumble() -> Command {
     Command::new(env!("CARGO_BIN_EXE_tumble"))
-}
-
-/// True when rendering can run here; false (after a message) where it cannot and may skip.
-fn adapter() -> bool {
-    match tumble::gpu::GpuContext::new() {
-        Ok(_) => true,
-        Err(e) => {
-            if std::env::var("CI").as_deref() == Ok("true") {
-                panic!("CI=true but no GPU adapter: {e}");
-            }
-            eprintln!("SKIPPED: no GPU adapter ({e})");
-            false
-        }
-    }
 }
 
 /// A fresh directory with the scene, run by `tumble run`.
@@ -130,7 +120,7 @@ fn distance(a: [u8; 3], b: [u8; 3]) -> i32 {
     ignore = "no Vulkan driver when built: apt-get install mesa-vulkan-drivers (lavapipe), or a GPU's"
 )]
 fn a_falling_ball_is_drawn_where_it_projects() {
-    if !adapter() {
+    if !adapter_found() {
         return;
     }
     let run = run_dir("ball");
@@ -239,7 +229,7 @@ fn a_falling_ball_is_drawn_where_it_projects() {
     ignore = "no Vulkan driver when built: apt-get install mesa-vulkan-drivers (lavapipe), or a GPU's"
 )]
 fn contact_arrows_show_the_events_impulses() {
-    if !adapter() {
+    if !adapter_found() {
         return;
     }
     let run = run_dir("arrows");
@@ -388,7 +378,7 @@ fn without_a_driver_the_message_says_what_to_install() {
     ignore = "no Vulkan driver when built: apt-get install mesa-vulkan-drivers (lavapipe), or a GPU's"
 )]
 fn a_successful_render_and_gpu_run_are_quiet() {
-    if !adapter() {
+    if !adapter_found() {
         return;
     }
     let run = run_dir("quiet");
