@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """funnel.toml 6 s over lattice seeds, jammed_islands = "step" against "events": the outlet
 count, the energy dissipated, the pile's height profile at 6 s, wall time and counts
-(docs/design.md, Jammed islands).
+(docs/measurements.md, Jammed islands).
 
     benches/jammed_seeds.py [BINARY] [SEEDS, e.g. 1,2,3,4,5] [WORK_DIR]
 """

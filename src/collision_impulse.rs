@@ -235,7 +235,7 @@ fn integrate_in_steps(
     // (90th percentile over cube corners) where the slip direction turns smoothly; maximum
     // compression is landed on exactly, and a stop of slip is approached in steps that shrink
     // with the slip (below). Landing on a stop along a straight line from within two steps,
-    // at 64 steps, erred by up to several per cent (docs/design.md, Collision response).
+    // at 64 steps, erred by up to several per cent (docs/measurements.md, Collision response).
     let base_h = scale / steps;
     if mu == 0.0 {
         // Frictionless: p' = (0, 0, 1) throughout, u is linear in p_z (closed form).

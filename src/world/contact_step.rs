@@ -435,7 +435,8 @@ impl Stores {
     ///
     /// Why those thresholds: a longer step costs the same sweeps per simulated second but
     /// fewer per-step overheads, while the re-solves' rate roughly doubles with the length; the
-    /// cost model and its measurements are in `docs/design.md`, Resting contact as constraints.
+    /// cost model is in `docs/design.md` and its measurements in `docs/measurements.md`, both
+    /// under Resting contact as constraints.
     /// The length changes no exactness: every pair keeps its conservative bound and its band.
     pub(super) fn adapt_step_length(&mut self) {
         let (shortest, longest) = self.settings.contact_step_range;

@@ -13,7 +13,7 @@
 //! to be taken again). A body with no contact in the last step is an island of one, never
 //! jammed: whatever flies is an event, so nothing is frozen in mid-air (Mirtich's warning about
 //! Impulse). The rule reads counts that do not depend on the thread count, so neither does it.
-//! See docs/design.md, Jammed islands, for the rates measured on the bundled scenes.
+//! See docs/measurements.md, Jammed islands, for the rates measured on the bundled scenes.
 
 use super::stores::Stores;
 

@@ -18,8 +18,8 @@
 //!    ([`sleep`]).
 //!
 //! Nothing tunnels by construction: a pair farther than ε_c is bounded to the time it could
-//! reach ε_c/2, and every pair an impulse changes is bounded again at once. The reasoning and
-//! the measurements behind each stage are in `docs/design.md`.
+//! reach ε_c/2, and every pair an impulse changes is bounded again at once. The reasoning
+//! behind each stage is in `docs/design.md`, the measurements in `docs/measurements.md`.
 
 mod band_crossing;
 mod bounds;

@@ -1,5 +1,5 @@
 //! The event loop's available parallelism, measured: built only with
-//! `--features parallelism-probe` (docs/design.md, Where the time goes).
+//! `--features parallelism-probe` (docs/measurements.md, Parallel events inside one jam).
 //!
 //! For every processed event (a current heap entry), its wall time and the bodies whose clock
 //! or version it changed: the popped pair, every body an impulse moved, every neighbour advanced
