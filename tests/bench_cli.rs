@@ -270,6 +270,29 @@ fn bench_reports_each_simulated_second_and_writes_the_timeline() {
         sum("held_resolutions"),
         report["counts"]["held_resolutions"].as_u64().unwrap()
     );
+    // The pile has contact points, so each time has a finite, positive cost per contact
+    // point-step, counted by the same counter; the table prints them.
+    let per = &report["per_contact_point_step"];
+    assert_eq!(
+        per["contact_point_steps"],
+        report["counts"]["resting_contacts"]
+    );
+    assert!(per["contact_point_steps"].as_u64().unwrap() > 0, "{per}");
+    let positive = |v: &serde_json::Value| v.as_f64().is_some_and(|x| x.is_finite() && x > 0.0);
+    assert!(positive(&per["wall_us"]), "{per}");
+    for stage in [
+        "contact_step",
+        "contact_sweeps",
+        "broad_phase",
+        "event_loop",
+    ] {
+        assert!(positive(&per["stages_us"][stage]), "{stage}: {per}");
+    }
+    assert!(
+        stdout.contains("wall per contact point-step (µs)")
+            && stdout.contains("stage contact_step per contact point-step (µs)"),
+        "{stdout}"
+    );
     let timeline = std::fs::read_to_string(&csv).unwrap();
     let lines: Vec<&str> = timeline.lines().collect();
     // 75 frames of 0.02 s, after the header.

@@ -33,12 +33,14 @@
 //! - `run`: the options, the repeated runs and what can fail ([`run()`]);
 //! - `quality`: the quality figures and the escape test ([`quality()`], [`EscapeCheck`]);
 //! - `rates`: per-event and per-body rates of a run's counters ([`Rates`]);
+//! - `cost`: the wall time and each stage's per contact point-step ([`PerContactPointStep`]);
 //! - `report`: the run and bench reports (the JSON report) and the medians over the runs;
 //! - `table`: the report as the tables `tumble bench` prints;
 //! - `memory`: the process's peak resident memory;
 //! - [`timeline`]: where the wall time goes over simulated time.
 
 mod bench_table;
+mod cost;
 mod memory;
 mod quality;
 mod rates;
@@ -51,6 +53,7 @@ pub mod timeline;
 mod tests;
 
 pub use bench_table::{load, parse, BenchScene};
+pub use cost::PerContactPointStep;
 pub use memory::peak_memory_mib;
 pub use quality::{quality, EscapeCheck, OverlapPlace, Quality};
 pub use rates::Rates;

@@ -1,7 +1,7 @@
 //! The reports of a bench, serialised as its JSON report: one run's figures ([`RunReport`]) and
 //! the bench's ([`BenchReport`]), whose timing figures are the medians over the runs.
 
-use super::{BenchOptions, Quality, Rates, SecondRow};
+use super::{BenchOptions, PerContactPointStep, Quality, Rates, SecondRow};
 use crate::event_loop_allocations::Allocations;
 use crate::scene::Scene;
 use crate::world::Counts;
@@ -30,6 +30,8 @@ pub struct RunReport {
     pub counts: Counts,
     /// The world's per-stage wall times (s), as the world names them.
     pub stage_times: serde_json::Value,
+    /// The wall time and each stage's per contact point-step (µs).
+    pub per_contact_point_step: PerContactPointStep,
     /// The quality figures.
     #[serde(flatten)]
     pub quality: Quality,
@@ -77,6 +79,8 @@ pub struct BenchReport {
     pub counts: Counts,
     /// Rates derived from the first run's counters.
     pub rates: Rates,
+    /// The medians over the runs of the wall time and each stage's per contact point-step (µs).
+    pub per_contact_point_step: PerContactPointStep,
     /// The first run's quality figures.
     #[serde(flatten)]
     pub quality: Quality,
@@ -144,6 +148,12 @@ pub(super) fn summarise(
         counts: first.counts.clone(),
         rates: Rates::of(&first.counts, scene.motion_counts().0, first.sim_time)
             .with_stage_times(&first.counts, &stage_times),
+        per_contact_point_step: PerContactPointStep::median_of(
+            &runs
+                .iter()
+                .map(|r| &r.per_contact_point_step)
+                .collect::<Vec<_>>(),
+        ),
         quality: first.quality.clone(),
         deterministic,
         by_second: median_by_second(&runs),

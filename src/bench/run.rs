@@ -5,7 +5,7 @@ use super::memory::{peak_memory_mib, reset_peak_memory};
 use super::quality::quality;
 use super::report::{summarise, BenchReport, RunReport};
 use super::table::significant;
-use super::{BenchScene, Timeline};
+use super::{BenchScene, PerContactPointStep, Timeline};
 use crate::event_loop_allocations;
 use crate::scene::{Scene, SceneError};
 use crate::simulation::{FrameSink, RunError, Simulation, SinkError};
@@ -177,6 +177,7 @@ fn run_once(
     let counts = world.counts().clone();
     let sim_time = world.time();
     let events = counts.collisions + counts.microcollisions;
+    let stage_times = serde_json::to_value(world.stage_times()).unwrap_or(serde_json::Value::Null);
     Ok(RunReport {
         time_to_first_frame,
         wall_time,
@@ -186,7 +187,8 @@ fn run_once(
         heap_pops_per_second: per_second(counts.heap_pops, wall_time),
         peak_memory_mib,
         event_loop_allocations,
-        stage_times: serde_json::to_value(world.stage_times()).unwrap_or(serde_json::Value::Null),
+        per_contact_point_step: PerContactPointStep::of(wall_time, &stage_times, &counts),
+        stage_times,
         quality: quality(world, outlet_z),
         counts,
         by_second: timeline.by_second(),

@@ -41,32 +41,39 @@ impl BenchReport {
             "events/s",
             "heap pops/s",
             "peak memory (MiB)",
+            "wall (µs/contact point-step)",
         ];
         let mut rows: Vec<Vec<String>> = self
             .runs
             .iter()
             .enumerate()
             .map(|(i, r)| {
-                run_row(
-                    (i + 1).to_string(),
-                    r.time_to_first_frame,
-                    r.wall_time,
-                    r.wall_per_sim,
-                    r.events_per_second,
-                    r.heap_pops_per_second,
-                    r.peak_memory_mib,
-                )
+                RunRow {
+                    label: (i + 1).to_string(),
+                    first_frame: r.time_to_first_frame,
+                    wall: r.wall_time,
+                    wall_per_sim: r.wall_per_sim,
+                    events: r.events_per_second,
+                    pops: r.heap_pops_per_second,
+                    memory: r.peak_memory_mib,
+                    us_per_point_step: r.per_contact_point_step.wall_us,
+                }
+                .cells()
             })
             .collect();
-        rows.push(run_row(
-            "median".to_string(),
-            self.time_to_first_frame,
-            self.wall_time,
-            self.wall_per_sim,
-            self.events_per_second,
-            self.heap_pops_per_second,
-            self.peak_memory_mib,
-        ));
+        rows.push(
+            RunRow {
+                label: "median".to_string(),
+                first_frame: self.time_to_first_frame,
+                wall: self.wall_time,
+                wall_per_sim: self.wall_per_sim,
+                events: self.events_per_second,
+                pops: self.heap_pops_per_second,
+                memory: self.peak_memory_mib,
+                us_per_point_step: self.per_contact_point_step.wall_us,
+            }
+            .cells(),
+        );
         out.push_str(&columns(&header, &rows));
         out.push('\n');
         if !self.by_second.is_empty() {
@@ -128,6 +135,7 @@ impl BenchReport {
             }
         }
         figures.extend(self.rates.rows());
+        figures.extend(self.per_contact_point_step.rows());
         figures.push((
             "max penetration (m)".into(),
             match &self.quality.deepest_overlap {
@@ -210,8 +218,8 @@ impl BenchReport {
     }
 }
 
-/// One row of the runs table.
-fn run_row(
+/// One row of the runs table: a run's figures, or the medians.
+struct RunRow {
     label: String,
     first_frame: f64,
     wall: f64,
@@ -219,16 +227,23 @@ fn run_row(
     events: f64,
     pops: f64,
     memory: Option<f64>,
-) -> Vec<String> {
-    vec![
-        label,
-        significant(first_frame),
-        significant(wall),
-        ratio(wall_per_sim),
-        format!("{events:.0}"),
-        format!("{pops:.0}"),
-        mib(memory),
-    ]
+    us_per_point_step: Option<f64>,
+}
+
+impl RunRow {
+    /// The row's cells, in the header's order.
+    fn cells(self) -> Vec<String> {
+        vec![
+            self.label,
+            significant(self.first_frame),
+            significant(self.wall),
+            ratio(self.wall_per_sim),
+            format!("{:.0}", self.events),
+            format!("{:.0}", self.pops),
+            mib(self.memory),
+            ratio(self.us_per_point_step),
+        ]
+    }
 }
 
 /// A simulated time with at most three decimals and no trailing zeros ("2", "2.1").

@@ -1,6 +1,6 @@
 //! Unit tests of the bench: the escape test, the `[bench]` table, the rates and the medians.
 
-use super::report::median;
+use super::report::{self, median};
 use super::*;
 use crate::narrow_phase::{Collider, Pose};
 use crate::shape::Shape;
@@ -138,4 +138,119 @@ fn medians() {
     assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
     assert_eq!(median(vec![4.0, 1.0]), 2.5);
     assert_eq!(median(vec![]), 0.0);
+}
+
+/// A run of `wall_time` seconds with `stage_times` and `resting_contacts` contact point-steps;
+/// every other figure empty.
+fn constructed_run(
+    wall_time: f64,
+    stage_times: serde_json::Value,
+    resting_contacts: u64,
+) -> RunReport {
+    let counts = Counts {
+        resting_contacts,
+        contact_steps: 10,
+        ..Counts::default()
+    };
+    RunReport {
+        time_to_first_frame: 0.01,
+        wall_time,
+        sim_time: 2.0,
+        wall_per_sim: Some(wall_time / 2.0),
+        events_per_second: 0.0,
+        heap_pops_per_second: 0.0,
+        peak_memory_mib: None,
+        event_loop_allocations: None,
+        per_contact_point_step: PerContactPointStep::of(wall_time, &stage_times, &counts),
+        stage_times,
+        counts,
+        quality: Quality {
+            max_penetration: 0.0,
+            deepest_overlap: None,
+            escaped: 0,
+            fell_off_edge: 0,
+            through_outlet: None,
+        },
+        by_second: Vec::new(),
+    }
+}
+
+#[test]
+fn wall_and_stage_times_per_contact_point_step_are_medians_in_microseconds() {
+    let scene = parse("[world]\nduration = 2.0\n", Path::new("t.toml"))
+        .unwrap()
+        .scene;
+    let options = BenchOptions {
+        backend: "cpu".into(),
+        adapter: None,
+        repeat: 3,
+        duration: None,
+        timeline: None,
+    };
+    // 250 000 contact point-steps: 1 s of wall time is 4 µs each.
+    let run = |wall: f64, contact_step: f64| {
+        constructed_run(
+            wall,
+            serde_json::json!({"contact_step": contact_step, "event_loop": 0.25}),
+            250_000,
+        )
+    };
+    let one = run(1.0, 0.5);
+    let per = &one.per_contact_point_step;
+    assert_eq!(per.contact_point_steps, 250_000);
+    assert_eq!(per.wall_us, Some(4.0));
+    assert_eq!(per.stages_us["contact_step"], Some(2.0));
+    assert_eq!(per.stages_us["event_loop"], Some(1.0));
+
+    // The bench's figures are the medians over the runs, as its other timing figures.
+    let report = report::summarise(&scene, &options, vec![one, run(3.0, 0.75), run(2.0, 0.25)]);
+    let per = &report.per_contact_point_step;
+    assert_eq!(per.wall_us, Some(8.0));
+    assert_eq!(per.stages_us["contact_step"], Some(2.0));
+    assert_eq!(per.stages_us["event_loop"], Some(1.0));
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["per_contact_point_step"]["wall_us"], 8.0);
+    assert_eq!(
+        json["per_contact_point_step"]["stages_us"]["contact_step"],
+        2.0
+    );
+    assert_eq!(
+        json["per_contact_point_step"]["contact_point_steps"],
+        250_000
+    );
+    assert_eq!(json["runs"][1]["per_contact_point_step"]["wall_us"], 12.0);
+    let table = report.table();
+    let line = |start: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no {start:?} in:\n{table}"))
+            .split_whitespace()
+            .last()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(line("wall per contact point-step (µs)"), "8.000");
+    assert_eq!(
+        line("stage contact_step per contact point-step (µs)"),
+        "2.000"
+    );
+    assert_eq!(line("median"), "8.000");
+
+    // No contact points: no figure rather than a NaN or an infinity.
+    let none = constructed_run(1.0, serde_json::json!({"contact_step": 0.0}), 0);
+    let report = report::summarise(&scene, &options, vec![none]);
+    let per = &report.per_contact_point_step;
+    assert_eq!(per.wall_us, None);
+    assert_eq!(per.stages_us["contact_step"], None);
+    let json = serde_json::to_value(&report).unwrap();
+    assert!(json["per_contact_point_step"]["wall_us"].is_null());
+    assert!(json["per_contact_point_step"]["stages_us"]["contact_step"].is_null());
+    let table = report.table();
+    assert!(
+        table
+            .lines()
+            .any(|l| l.starts_with("wall per contact point-step (µs)") && l.ends_with("n/a")),
+        "{table}"
+    );
 }
