@@ -50,6 +50,8 @@
 //!     several threads;
 //!   - `warm_start`: the previous step's impulses, reapplied (and kept at the step's end);
 //!   - `sweep`: the projected Gauss–Seidel sweeps and when they stop, run over the tree;
+//!   - `lanes`: each node's sweeps four patches at a time in vector lanes (the host's
+//!     default; `sweep::sweep_patch` is its scalar twin, bit for bit);
 //!   - `colouring`: or in colour order, each colour's patches sharing no moving body (the
 //!     f64 reference of `device_sweep`, the sweeps on a GPU: [`Sweeps`]);
 //!   - `shock`: the shock-propagation levels swept after them;
@@ -63,6 +65,7 @@ mod colouring;
 mod crew;
 mod device_sweep;
 mod friction;
+mod lanes;
 mod patch;
 mod prediction;
 mod prepare;

@@ -9,6 +9,7 @@
 
 use super::colouring::{coloured_sweeps, Colouring};
 use super::device_sweep::{device_sweeps, Packed};
+use super::lanes::{LaneKernel, LaneStep, LANE_MIN_PATCHES};
 use super::patch::Constraints;
 use super::prepare::{prepare_contacts, PrepareScratch};
 use super::push_apart::PushApart;
@@ -51,13 +52,24 @@ pub struct Solver {
     colouring: Colouring,
     #[serde(skip)]
     packed: Packed,
+    /// The step's groups for the lanes sweeps (`lanes`).
+    #[serde(skip)]
+    lanes: LaneStep,
 }
 
 /// How a contact step's Gauss–Seidel sweeps run; shock propagation and the rest of the step
-/// are the same for all three.
+/// are the same for all of them.
 pub enum Sweeps<'a> {
-    /// Over the step's tree of parts, its nodes of a level on the crew's threads (the host path).
+    /// Over the step's tree of parts, its nodes of a level on the crew's threads, each node's
+    /// patches four at a time in lanes (the host path; a step of fewer than
+    /// `LANE_MIN_PATCHES` patches as [`Sweeps::Plain`]).
     Tree,
+    /// As [`Sweeps::Tree`], the patches one at a time by the scalar sweep in the lanes' order:
+    /// the lanes' reference twin, bit for bit.
+    Scalar,
+    /// Over the tree of parts, the scalar sweep in the tree's own order (bottom up within a
+    /// node), with no lanes.
+    Plain,
     /// In colour order on this thread, in f64: the reference of [`Sweeps::Device`].
     Coloured,
     /// In colour order on a device, in f32, a colour's patches at once; if the device fails,
@@ -104,6 +116,7 @@ impl Solver {
             prepare,
             colouring,
             packed,
+            lanes,
         } = self;
         // Prepare: the carried push-outs off, the rows and patches built and matched with the
         // last step's, ordered bottom up, the bodies given velocity slots and the tree of parts.
@@ -132,8 +145,17 @@ impl Solver {
             levels.build(&constraints.patches, velocities.moving.len());
         }
         let clock = std::time::Instant::now();
+        let kernel = match sweeps {
+            _ if constraints.patches.len() < LANE_MIN_PATCHES => None,
+            Sweeps::Tree => Some(LaneKernel::Lanes),
+            Sweeps::Scalar => Some(LaneKernel::Scalar),
+            _ => None,
+        };
+        if kernel.is_some() {
+            lanes.build(tree, &constraints.patches, velocities.moving.len());
+        }
         let swept = match sweeps {
-            Sweeps::Tree => None,
+            Sweeps::Tree | Sweeps::Scalar | Sweeps::Plain => None,
             Sweeps::Coloured => {
                 colouring.colour(&constraints.patches, velocities.moving.len());
                 Some(coloured_sweeps(
@@ -162,6 +184,7 @@ impl Solver {
             shock.then_some(&*levels),
             settings,
             swept,
+            kernel.map(|k| (lanes.shared(), k)),
         );
         report.sweep_seconds = clock.elapsed().as_secs_f64();
         // Store: the velocities, the push-out, the impulses reported and kept.
@@ -211,6 +234,11 @@ fn report_impulses(
 
 #[cfg(test)]
 impl Solver {
+    /// The last step's lanes: groups, and lanes holding a patch.
+    pub(crate) fn last_lanes(&self) -> (usize, usize) {
+        self.lanes.occupancy()
+    }
+
     /// The last coloured step's colour count, and whether no two patches of one colour share a
     /// moving body.
     pub(crate) fn last_colouring(&self) -> (usize, bool) {

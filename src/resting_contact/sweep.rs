@@ -5,6 +5,7 @@
 
 use super::crew::{with_crew, Crew};
 use super::friction::friction_rows;
+use super::lanes::{LaneKernel, SharedLanes};
 use super::patch::{Constraints, Load, Patch, Row, RowOrder};
 use super::shock::{shock_propagation, sweep_one_sided, ShockLevels};
 use super::slots::{read, Slots, Vel, STILL};
@@ -55,6 +56,9 @@ impl StallWatch {
 #[derive(Clone, Copy)]
 enum Job {
     Sweep(RowOrder),
+    /// The node's lanes packed from its patches and rows, or their impulses given back.
+    Pack,
+    Unpack,
     Shock {
         from: usize,
         to: usize,
@@ -138,8 +142,11 @@ pub(super) fn sweep_patch(
 /// level at the same time on the crew's threads ([`crew`](super::crew): they share no moving
 /// body), so the result is that of taking the nodes one after the other, on any number of
 /// threads.
+/// Given `lanes`, each node's Gauss–Seidel sweeps go over its groups (`lanes`) with that
+/// kernel, in the groups' order.
 /// Changes the impulses of `constraints` and the velocities `moving`; reads the velocities of
 /// the still slots from `still`.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn sweep_parts(
     constraints: &mut Constraints,
     moving: &mut [Vel],
@@ -148,6 +155,7 @@ pub(super) fn sweep_parts(
     levels: Option<&ShockLevels>,
     settings: &StepSettings,
     swept: Option<StepReport>,
+    lanes: Option<(SharedLanes<'_>, LaneKernel)>,
 ) -> StepReport {
     let h = settings.h;
     let (by_level, one_sided) = match levels {
@@ -163,8 +171,25 @@ pub(super) fn sweep_parts(
         // SAFETY: the crew runs the nodes of one level at a time, and `patches`, `rows`
         // and `moving` stay borrowed here until it is done.
         let mut part = unsafe { shared.part(span) };
+        // SAFETY: as above, the nodes' groups, one level at a time.
+        let node = || lanes.map(|(l, kernel)| (unsafe { l.node(k) }, kernel));
         match job {
-            Job::Sweep(order) => sweep_patches(&mut part, still, h, order),
+            Job::Sweep(order) => match node() {
+                Some((mut node, kernel)) => node.sweep(kernel, &mut part, still, h, order),
+                None => sweep_patches(&mut part, still, h, order),
+            },
+            Job::Pack => {
+                if let Some((mut node, _)) = node() {
+                    node.pack(&part);
+                }
+                0.0
+            }
+            Job::Unpack => {
+                if let Some((node, _)) = node() {
+                    node.unpack(&mut part);
+                }
+                0.0
+            }
             Job::Shock { from, to, order } => {
                 // The level's entries are in patch order, and the patches in node order.
                 let entries = &by_level[from..to];
@@ -193,7 +218,7 @@ pub(super) fn sweep_parts(
     let round_patches = |job: Job, level: u32| {
         let (p0, p1) = level_patches(level);
         match job {
-            Job::Sweep(_) => p1 - p0,
+            Job::Sweep(_) | Job::Pack | Job::Unpack => p1 - p0,
             Job::Shock { from, to, .. } => {
                 let entries = &by_level[from..to];
                 entries.partition_point(|e| (e.1 as usize) < p1)
@@ -214,9 +239,19 @@ pub(super) fn sweep_parts(
             .fold(0.0, f64::max)
     };
     with_crew((1 << depth) - 1, &work, |crew| {
+        let packed = matches!(lanes, Some((_, LaneKernel::Lanes)));
         let report = match swept {
             Some(report) => report,
-            None => gauss_seidel_sweeps(settings, |order| sweep(crew, Job::Sweep(order))),
+            None => {
+                if packed {
+                    sweep(crew, Job::Pack);
+                }
+                let report = gauss_seidel_sweeps(settings, |order| sweep(crew, Job::Sweep(order)));
+                if packed {
+                    sweep(crew, Job::Unpack);
+                }
+                report
+            }
         };
         if levels.is_some() {
             shock_propagation(by_level, settings, |from, to, order| {
