@@ -80,6 +80,27 @@ fn sweep_patches(part: &mut Part<'_, impl Slots>, still: &[Vel], h: f64, order: 
     residual_sq.sqrt()
 }
 
+/// One scalar sweep over the patches of `part` in the order `patches` (step indices): the
+/// lanes' twin. Returns the largest change of a predicted end position.
+fn sweep_in_order(
+    part: &mut Part<'_, impl Slots>,
+    patches: impl Iterator<Item = usize>,
+    still: &[Vel],
+    h: f64,
+    order: RowOrder,
+) -> f64 {
+    let (rows, row_base) = (&mut *part.rows, part.row_base);
+    let mut residual_sq: f64 = 0.0;
+    for k in patches {
+        let patch = &mut part.patches[k - part.patch_base];
+        let first = patch.first - row_base;
+        let patch_rows = &mut rows[first..first + patch.count];
+        let r = sweep_patch(patch, patch_rows, &mut part.slots, still, h, order);
+        residual_sq = residual_sq.max(r);
+    }
+    residual_sq.sqrt()
+}
+
 /// One patch of a sweep: its normal rows (`rows`, the patch's own) in `order`, then its
 /// friction rows. Returns the square of the largest change of a predicted end position.
 #[inline(always)]
@@ -175,7 +196,10 @@ pub(super) fn sweep_parts(
         let node = || lanes.map(|(l, kernel)| (unsafe { l.node(k) }, kernel));
         match job {
             Job::Sweep(order) => match node() {
-                Some((mut node, kernel)) => node.sweep(kernel, &mut part, still, h, order),
+                Some((mut node, LaneKernel::Lanes)) => node.sweep(&mut part, still, h, order),
+                Some((node, LaneKernel::Scalar)) => {
+                    sweep_in_order(&mut part, node.patch_order(), still, h, order)
+                }
                 None => sweep_patches(&mut part, still, h, order),
             },
             Job::Pack => {

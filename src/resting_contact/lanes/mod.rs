@@ -21,10 +21,9 @@ mod f64x4;
 mod kernel;
 mod store;
 
-use super::patch::{Patch, Row, RowOrder};
+use super::patch::{Patch, RowOrder};
 use super::slots::{Slice, Vel};
 use super::split::{Part, Tree};
-use super::sweep::sweep_patch;
 use batch::{batch_node, Batcher, Header, EMPTY};
 use store::{pack_group, unpack_group, Group, LaneRow, LaneSlide, NodeData};
 
@@ -206,33 +205,23 @@ impl NodeLanes<'_> {
         }
     }
 
-    /// One sweep of the node with `kernel`: over its packed groups, or the scalar sweep over
-    /// `part`'s patches in the groups' order. Returns the largest change of a predicted end
-    /// position.
+    /// The node's patches (step indices) in the groups' order: the order the scalar twin
+    /// sweeps them in.
+    pub(super) fn patch_order(&self) -> impl Iterator<Item = usize> + '_ {
+        self.headers
+            .iter()
+            .flat_map(|h| h.patch.iter().filter(|&&k| k != EMPTY).map(|&k| k as usize))
+    }
+
+    /// One lanes sweep of the node's packed groups. Returns the largest change of a predicted
+    /// end position.
     pub(super) fn sweep(
         &mut self,
-        kernel: LaneKernel,
         part: &mut Part<'_, Slice<'_>>,
         still: &[Vel],
         h: f64,
         order: RowOrder,
     ) -> f64 {
-        match kernel {
-            LaneKernel::Lanes => kernel::sweep_groups(self, &mut part.slots, still, h, order),
-            LaneKernel::Scalar => {
-                let (rows, row_base) = (&mut *part.rows, part.row_base);
-                let mut residual_sq: f64 = 0.0;
-                for header in self.headers {
-                    for &k in header.patch.iter().filter(|&&k| k != EMPTY) {
-                        let patch = &mut part.patches[k as usize - part.patch_base];
-                        let first = patch.first - row_base;
-                        let patch_rows: &mut [Row] = &mut rows[first..first + patch.count];
-                        let r = sweep_patch(patch, patch_rows, &mut part.slots, still, h, order);
-                        residual_sq = residual_sq.max(r);
-                    }
-                }
-                residual_sq.sqrt()
-            }
-        }
+        kernel::sweep_groups(self, &mut part.slots, still, h, order)
     }
 }
