@@ -380,18 +380,26 @@ impl Body {
     /// at 50 Hz turns 0.8 rad of its cycle in a 2.5 ms step, where the instantaneous
     /// acceleration would be off by about 5 %). With `h = 0`, the instantaneous acceleration.
     /// `None` for bodies without a path.
+    ///
+    /// Inlined: the prepare stage asks it of both bodies of every contact, most without a path.
+    #[inline]
     pub fn path_acceleration(&self, r: DVec3, h: f64) -> Option<DVec3> {
         let path = self.path.as_ref()?;
+        Some(self.acceleration_on_path(path, r, h))
+    }
+
+    /// [`Body::path_acceleration`] of a body on `path`.
+    fn acceleration_on_path(&self, path: &KinematicPath, r: DVec3, h: f64) -> DVec3 {
         let v = self.point_velocity(self.position + r);
         if h > 0.0 {
             let s = path.state_at(self.time + h);
             let turned = s.orientation * (self.orientation.inverse() * r);
             let mean = (s.position + turned - self.position - r) / h;
-            Some(2.0 * (mean - v) / h)
+            2.0 * (mean - v) / h
         } else {
             let (a, alpha) = path.acceleration_at(self.time);
             let w = self.angular_velocity;
-            Some(a + alpha.cross(r) + w.cross(w.cross(r)))
+            a + alpha.cross(r) + w.cross(w.cross(r))
         }
     }
 
