@@ -13,6 +13,9 @@ use crate::toi_bound::MotionBound;
 use glam::{DMat3, DQuat, DVec3};
 use std::sync::Arc;
 
+mod world_inertia;
+pub(crate) use world_inertia::WorldInertia;
+
 /// Polytopes with more vertices than this use the support-function TOI bound instead.
 pub const MAX_BOUND_VERTICES: usize = 16;
 
@@ -123,6 +126,9 @@ pub struct Body {
     pub inertia: DVec3,
     /// Reciprocals of the principal moments; 0 for fixed and kinematic bodies.
     pub inv_inertia: DVec3,
+    /// The world inverse inertia kept for the orientation it was computed at (see
+    /// [`Body::inv_inertia_world`], [`Body::refresh_inertia`]).
+    pub(crate) world_inertia: WorldInertia,
     /// Bumped whenever the body's trajectory changes (a collision): heap entries computed with
     /// an older version are stale.
     pub version: u32,
@@ -200,6 +206,7 @@ impl Body {
         if self.push == Push::default() {
             return None;
         }
+        self.refresh_inertia();
         let (dv, dw) = self.push_motion();
         self.velocity -= dv;
         self.angular_velocity -= dw;
@@ -296,13 +303,24 @@ impl Body {
         }
     }
 
-    /// Inverse inertia tensor in world coordinates, `R diag(1/I) Rᵀ`.
+    /// Inverse inertia tensor in world coordinates, `R diag(1/I) Rᵀ` (zero for bodies that do
+    /// not yield): the kept one where [`Body::refresh_inertia`] kept it for this orientation.
+    #[inline]
     pub fn inv_inertia_world(&self) -> DMat3 {
         if !self.is_awake_dynamic() {
             return DMat3::ZERO;
         }
-        let r = DMat3::from_quat(self.orientation);
-        r * DMat3::from_diagonal(self.inv_inertia) * r.transpose()
+        self.world_inertia.get(self.orientation, self.inv_inertia)
+    }
+
+    /// Keeps the world inverse inertia of the present orientation, for a body about to be read
+    /// several times before it turns (a contact step's patches, a collision round's rows).
+    #[inline]
+    pub fn refresh_inertia(&mut self) {
+        if self.is_awake_dynamic() {
+            self.world_inertia
+                .refresh(self.orientation, self.inv_inertia);
+        }
     }
 
     /// Angular acceleration of the torque-free flight now (rad/s², world): Euler's equations
@@ -326,7 +344,10 @@ impl Body {
             return;
         }
         self.velocity += impulse * self.inv_mass;
-        self.angular_velocity += self.inv_inertia_world() * (p - self.position).cross(impulse);
+        let inv_inertia = *self
+            .world_inertia
+            .refresh(self.orientation, self.inv_inertia);
+        self.angular_velocity += inv_inertia * (p - self.position).cross(impulse);
     }
 
     /// Recomputes the angular-speed bound after a change of angular velocity (for a body on a
@@ -359,18 +380,26 @@ impl Body {
     /// at 50 Hz turns 0.8 rad of its cycle in a 2.5 ms step, where the instantaneous
     /// acceleration would be off by about 5 %). With `h = 0`, the instantaneous acceleration.
     /// `None` for bodies without a path.
+    ///
+    /// Inlined: the prepare stage asks it of both bodies of every contact, most without a path.
+    #[inline]
     pub fn path_acceleration(&self, r: DVec3, h: f64) -> Option<DVec3> {
         let path = self.path.as_ref()?;
+        Some(self.acceleration_on_path(path, r, h))
+    }
+
+    /// [`Body::path_acceleration`] of a body on `path`.
+    fn acceleration_on_path(&self, path: &KinematicPath, r: DVec3, h: f64) -> DVec3 {
         let v = self.point_velocity(self.position + r);
         if h > 0.0 {
             let s = path.state_at(self.time + h);
             let turned = s.orientation * (self.orientation.inverse() * r);
             let mean = (s.position + turned - self.position - r) / h;
-            Some(2.0 * (mean - v) / h)
+            2.0 * (mean - v) / h
         } else {
             let (a, alpha) = path.acceleration_at(self.time);
             let w = self.angular_velocity;
-            Some(a + alpha.cross(r) + w.cross(w.cross(r)))
+            a + alpha.cross(r) + w.cross(w.cross(r))
         }
     }
 

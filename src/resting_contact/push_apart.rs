@@ -33,11 +33,13 @@ pub(super) struct PushApart {
 impl PushApart {
     /// Takes the push-outs the bodies of `contacts` carry off their velocities, into
     /// `carried`: the velocity solve sees the bodies' own motion only (a push-out mistaken for
-    /// an approach would be stopped by a real impulse, which stays).
+    /// an approach would be stopped by a real impulse, which stays). Keeps each body's world
+    /// inverse inertia on the way, for the prepare stage's patches that read it.
     pub(super) fn take_pushes(&mut self, bodies: &mut [Body], contacts: &[RestingContact]) {
         self.carried.clear();
         for c in contacts {
             for i in [c.a as usize, c.b as usize] {
+                bodies[i].refresh_inertia();
                 if let Some((v, w)) = bodies[i].take_push() {
                     self.carried.push((i, Vel { v, w }));
                 }

@@ -7,7 +7,7 @@
 
 use super::limits;
 use super::{BodySpec, InertiaSpec, MassSpec, Scene, SceneError};
-use crate::body::{bound_vertices, Body, Motion};
+use crate::body::{bound_vertices, Body, Motion, WorldInertia};
 use crate::geometry_guard::guarded;
 use crate::joints::{JointDef, Joints};
 use crate::mass_properties::{
@@ -123,12 +123,18 @@ impl World {
                     ))
                 }
             };
+            let orientation = (q_user * axes).normalize();
+            let inv_inertia = if spec.motion == Motion::Dynamic {
+                1.0 / inertia
+            } else {
+                DVec3::ZERO
+            };
             let mut body = Body {
                 name: spec.name.clone(),
                 motion: spec.motion,
                 time: 0.0,
                 position: spec.position + offset,
-                orientation: (q_user * axes).normalize(),
+                orientation,
                 velocity: if spec.motion == Motion::Fixed {
                     DVec3::ZERO
                 } else {
@@ -141,11 +147,8 @@ impl World {
                 },
                 inv_mass,
                 inertia,
-                inv_inertia: if spec.motion == Motion::Dynamic {
-                    1.0 / inertia
-                } else {
-                    DVec3::ZERO
-                },
+                inv_inertia,
+                world_inertia: WorldInertia::new(orientation, inv_inertia),
                 version: 0,
                 spin: crate::ballistic::SpinBound::speed_only(0.0),
                 symmetry_axis: collider.symmetry_axis(),

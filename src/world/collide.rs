@@ -250,6 +250,9 @@ impl Stores {
         for p in points {
             let u = rel(self, p);
             if u.dot(p.normal) < -1e-12 {
+                // Kept: the iterations' impulses read it again.
+                self.bodies[a].refresh_inertia();
+                self.bodies[b].refresh_inertia();
                 let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
                 let k = collision_matrix(
                     ba.effective_inv_mass(),
@@ -315,6 +318,9 @@ impl Stores {
         // A jointed body answers as its articulation (Mirtich 1996 §4.1).
         let t = self.bodies[a].time.max(self.bodies[b].time);
         let articulated = self.articulated_matrix((a, b), p.position, t, joint_saved);
+        // Kept: the impulse applied below reads it again.
+        self.bodies[a].refresh_inertia();
+        self.bodies[b].refresh_inertia();
         let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
         let (ra, rb) = (p.position - ba.position, p.position - bb.position);
         let k_world = articulated.unwrap_or_else(|| {

@@ -381,7 +381,10 @@ impl Stores {
     }
 
     /// A joint round's row for point `p` of pair (x, y), approaching at normal speed `un` < 0.
-    pub(super) fn impact_row(&self, x: usize, y: usize, p: &ContactPoint, un: f64) -> Row {
+    /// Keeps both bodies' world inverse inertia: the round's impulses read it again.
+    pub(super) fn impact_row(&mut self, x: usize, y: usize, p: &ContactPoint, un: f64) -> Row {
+        self.bodies[x].refresh_inertia();
+        self.bodies[y].refresh_inertia();
         let (bx, by) = (&self.bodies[x], &self.bodies[y]);
         let material = self.settings.materials.pair(bx.material, by.material);
         let k = crate::collision_impulse::collision_matrix(
