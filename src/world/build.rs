@@ -55,7 +55,8 @@ impl World {
         most: usize,
     ) -> Result<Vec<(usize, usize, f64)>, (usize, usize, String)> {
         let stores = &mut self.stores;
-        let pairs = stores.collect_pairs(0.0);
+        let mut pairs = Vec::new();
+        stores.collect_pairs(0.0, &mut pairs);
         let mut overlaps = Vec::new();
         for (a, b) in pairs {
             let d = stores.measure(a, b, &mut self.scratch.points);

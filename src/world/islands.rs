@@ -238,10 +238,7 @@ fn move_in(
     pairs.limits.clear();
     pairs.limits.extend(group.bodies.iter().map(|&x| limits[x]));
     let bodies = &w.bodies;
-    pairs.grid.reset(&pairs.boxes, |k| bodies[k].moves());
-    for k in 0..m {
-        pairs.grid.insert(k, &pairs.boxes[k]);
-    }
+    pairs.grid.rebuild(&pairs.boxes, |k| bodies[k].moves());
     pairs.heap.clear();
     let held = &mut w.contacts.held;
     let world_held = &stores.contacts.held;
@@ -398,10 +395,7 @@ fn plan_groups(stores: &Stores, s: &mut IslandScratch, h: f64) -> usize {
     }
     // Islands: moving and sleeping bodies joined through overlapping limits.
     let fixed = &s.fixed;
-    s.grid.reset(&s.limits, |i| !fixed[i]);
-    for i in 0..n {
-        s.grid.insert(i, &s.limits[i]);
-    }
+    s.grid.rebuild(&s.limits, |i| !fixed[i]);
     s.sets.reset(n);
     s.pairs.clear();
     let cand = &mut s.candidates;

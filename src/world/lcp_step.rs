@@ -166,7 +166,8 @@ impl Stores {
         points: &mut Vec<ContactPoint>,
     ) -> bool {
         let t = self.clock.time;
-        let pairs = self.collect_pairs(h);
+        let mut pairs = Vec::new();
+        self.collect_pairs(h, &mut pairs);
         self.stats.counts.broad_phase_pairs += pairs.len() as u64;
         let mut added = false;
         for (a, b) in pairs {

@@ -361,11 +361,13 @@ impl World {
         if self.stages.is_some() {
             self.seed_frame_with_stages(t0, t1)?;
         } else {
-            let pairs = self.stores.collect_pairs(t1 - t0);
+            let mut pairs = std::mem::take(&mut self.scratch.step_pairs);
+            self.stores.collect_pairs(t1 - t0, &mut pairs);
             self.stores.stats.counts.broad_phase_pairs += pairs.len() as u64;
             self.note_islands(&pairs);
             self.stores
                 .seed_pairs(&pairs, None, t0, &mut self.scratch.seeding);
+            self.scratch.step_pairs = pairs;
         }
         self.stores.pairs.bounds.earlier.clear();
         Ok(())

@@ -3,7 +3,7 @@
 //!
 //! Saved: per body the part that moves ([`BodyHot`], and whether it is in a jammed island), and
 //! every store but the settings and the joints ([`Stores`]: clock with the prepared contact step,
-//! event heap, kept bounds and last axes, swept boxes and grid, contact step with the solver's
+//! event heap, kept bounds and last axes, swept boxes, contact step with the solver's
 //! warm start, held pairs and their tracked points, the local re-solves' stamps, the jam rule's
 //! averages, counters, penetration and stage times, impulses not yet taken), the stepper (the
 //! LCP method's steps begun) and the parallel event loop's countdown to its next plan.
@@ -15,6 +15,8 @@
 //! - the event loop's buffers (`Scratch`), the stages' buffers and the island stores: each is
 //!   cleared or refilled before it is read, or holds stamps whose values only need to be new;
 //! - the frame stages (`stages`): not state, the caller installs its backend again;
+//! - the broad phase (`Pairs::grid`): each step's seeding resets its listing order before any
+//!   query, and its pairs and queries do not depend on the fat boxes it keeps;
 //! - capacities and addresses: nothing reads them.
 //!
 //! Hash maps are written sorted by key (`crate::sorted_map`), so one state makes one file.
@@ -85,8 +87,8 @@ impl WorldState {
         {
             return fail("the prepared step's bodies do not match");
         }
-        if !whole(s.pairs.boxes.len()) || !s.pairs.limits.is_empty() || !s.pairs.grid.fits(n) {
-            return fail("the swept boxes or their grid do not match");
+        if !whole(s.pairs.boxes.len()) || !s.pairs.limits.is_empty() {
+            return fail("the swept boxes do not match");
         }
         let events_ok = |e: &crate::event_heap::PairEvent| body(e.a) && body(e.b);
         let b = &s.pairs.bounds;

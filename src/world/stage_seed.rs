@@ -117,13 +117,12 @@ impl World {
         }
         debug_assert_eq!(out.boxes.len(), self.stores.pairs.boxes.len());
         let bodies_ref = &self.stores.bodies;
-        self.stores.pairs.grid.reset(&self.stores.pairs.boxes, |i| {
-            bodies_ref[i].motion != Motion::Fixed
-        });
-        for i in 0..self.stores.pairs.boxes.len() {
-            let b = self.stores.pairs.boxes[i];
-            self.stores.pairs.grid.insert(i, &b);
-        }
+        self.stores
+            .pairs
+            .grid
+            .rebuild(&self.stores.pairs.boxes, |i| {
+                bodies_ref[i].motion != Motion::Fixed
+            });
         // The stages' boxes contain the host's (padded by ε/2 and rounding): their pairs
         // include every pair of the host's boxes, which keep exactly the host path's pairs.
         // A pair measured before is bounded along its last separating axis, as on the host

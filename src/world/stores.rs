@@ -101,7 +101,10 @@ pub(super) struct Clock {
 pub(super) struct Pairs {
     /// Each pair's conservative lower bound on its time of impact in the present step.
     pub(super) heap: EventHeap,
-    /// The host's grid of the present swept boxes, queried after every impulse.
+    /// The host's broad phase over the present swept boxes, queried after every impulse. Not
+    /// in a checkpoint: the step's seeding resets it before any query, and its pairs and
+    /// queries do not depend on what it kept from earlier steps.
+    #[serde(skip)]
     pub(super) grid: HashGrid,
     /// Each body's swept box to the step's end.
     pub(super) boxes: Vec<Aabb>,

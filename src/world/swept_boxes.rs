@@ -1,6 +1,6 @@
 //! Swept boxes over a step (Mirtich & Canny 1994 §3.2) and the host's broad phase: each body's
 //! box from its present state to the step's end, and the pairs whose boxes overlap, from the
-//! hash grid ([`crate::hash_grid`]).
+//! fat boxes kept across steps ([`crate::hash_grid`]).
 
 use super::pair_bound::pair_matters;
 use super::stores::{Pairs, Stores};
@@ -91,43 +91,42 @@ impl Stores {
         }
     }
 
-    /// Rebuilds all swept boxes over `dt` and returns the overlapping pairs (at least one
-    /// dynamic body in each).
-    pub(super) fn collect_pairs(&mut self, dt: f64) -> Vec<(usize, usize)> {
+    /// Rebuilds all swept boxes over `dt` and puts the overlapping pairs (at least one dynamic
+    /// body in each) into `pairs` (cleared first), in pair order.
+    pub(super) fn collect_pairs(&mut self, dt: f64, pairs: &mut Vec<(usize, usize)>) {
         let n = self.bodies.len();
         self.pairs.boxes.clear();
         for i in 0..n {
             let b = self.body_box(i, dt);
             self.pairs.boxes.push(b);
         }
-        let mut pairs = Vec::new();
-        self.pairs_of_boxes(Body::moves, pair_matters, &mut pairs);
+        self.pairs_of_boxes(Body::moves, pair_matters, pairs);
         if !self.joints.is_empty() {
             // Jointed bodies do not collide with each other.
             pairs.retain(|&(a, b)| !self.joints.joined(a, b));
         }
-        pairs
     }
 
     /// The pairs `(min, max)` whose boxes in `self.pairs.boxes` overlap, into `out` (cleared first)
-    /// in pair order: the grid is rebuilt from the boxes, queried from every body that `leads`
-    /// on all cores ([`HashGrid::overlapping_pairs`]), and a pair is kept if `keep` says so.
-    /// In pair order, not the grid's: what follows (the contact step's Gauss–Seidel order, the
-    /// seeding) then depends neither on the cell size nor on the thread count.
+    /// in pair order: the grid starts over with the boxes ([`HashGrid::rebuild`]: a body whose
+    /// box stays inside its fat box costs one test), then the pairs of at least one body that
+    /// `leads` are read from the fat boxes' neighbour lists ([`HashGrid::overlapping_pairs`]),
+    /// and a pair is kept if `keep` says so. In pair order, not the grid's: what follows (the
+    /// contact step's Gauss–Seidel order, the seeding) then depends neither on the cell size nor
+    /// on the thread count.
+    ///
+    /// [`HashGrid::rebuild`]: crate::hash_grid::HashGrid::rebuild
+    /// [`HashGrid::overlapping_pairs`]: crate::hash_grid::HashGrid::overlapping_pairs
     pub(super) fn pairs_of_boxes(
         &mut self,
-        leads: fn(&Body) -> bool,
-        keep: fn(&Body, &Body) -> bool,
+        leads: impl Fn(&Body) -> bool,
+        keep: impl Fn(&Body, &Body) -> bool,
         out: &mut Vec<(usize, usize)>,
     ) {
-        let n = self.bodies.len();
         let bodies = &self.bodies;
         self.pairs
             .grid
-            .reset(&self.pairs.boxes, |i| bodies[i].moves());
-        for i in 0..n {
-            self.pairs.grid.insert(i, &self.pairs.boxes[i]);
-        }
+            .rebuild(&self.pairs.boxes, |i| bodies[i].moves());
         self.pairs.grid.overlapping_pairs(
             &self.pairs.boxes,
             |i| leads(&bodies[i]),

@@ -1,16 +1,5 @@
-//! The host's broad phase, a hash grid: which swept boxes overlap (Mirtich & Canny 1994, §3.2).
-//!
-//! A uniform hash grid over the frame's swept boxes answers both questions the event loop asks:
-//! all overlapping pairs at the start of a frame, and, after a collision changed one body's box,
-//! which boxes the new one overlaps — without any all-pairs pass. The cell size follows the
-//! median box, so a typical box covers at most 2 × 2 × 2 cells; boxes much larger than a cell
-//! (floors, walls, planes, very fast bodies) go to a short "large" list checked by every query.
-//! This is Overmars' fat-object argument with one grid level plus an overflow list; a full
-//! multi-resolution hierarchy would only pay off with many large dynamic bodies.
-//!
-//! Grid entries are never removed during a frame: a query filters candidates by their *current*
-//! box, so a body that moved cells after a collision is found through its new entries and its
-//! stale ones are ignored.
+//! Tests only: the hash grid rebuilt at every reset, as a reference for [`super::HashGrid`]'s
+//! pairs and for the order its queries list their bodies in ([`super::listing_order`]).
 
 use crate::swept_aabb::Aabb;
 use rustc_hash::FxHashMap;
@@ -18,12 +7,11 @@ use rustc_hash::FxHashMap;
 /// Boxes whose largest side exceeds this many cells go to the large list.
 const LARGE_CELLS: f64 = 8.0;
 
-/// A uniform hash grid with an overflow list for large boxes. A checkpoint keeps all of it: a
-/// query lists each cell's bodies in the order they were entered.
-#[derive(Default, serde::Serialize, serde::Deserialize)]
-pub struct HashGrid {
+/// A uniform hash grid with an overflow list for large boxes; a query lists each cell's bodies
+/// in the order they were entered.
+#[derive(Default)]
+pub(super) struct Grid {
     inv_cell: f64,
-    #[serde(with = "crate::sorted_map")]
     cells: FxHashMap<(i32, i32, i32), Vec<u32>>,
     large: Vec<u32>,
     in_large: Vec<bool>,
@@ -31,17 +19,17 @@ pub struct HashGrid {
     /// a body in a microcollision train would pile duplicates into its cells every event).
     entered: Vec<Option<([i32; 3], [i32; 3])>>,
     /// The lower cell of each body's entries (of `entered`; compact, for
-    /// [`HashGrid::overlapping_pairs`]).
+    /// [`Grid::overlapping_pairs`]).
     lower_cell: Vec<[i32; 3]>,
     /// Per-body query stamp, for de-duplicating candidates without a set.
     seen: Vec<u32>,
     stamp: u32,
 }
 
-impl HashGrid {
+impl Grid {
     /// Empties the grid and sizes its cells for `boxes` (only those with `sized(i)` true count
-    /// towards the size: moving bodies). Afterwards insert each box with [`HashGrid::insert`].
-    pub fn reset(&mut self, boxes: &[Aabb], sized: impl Fn(usize) -> bool) {
+    /// towards the size: moving bodies). Afterwards insert each box with [`Grid::insert`].
+    pub(super) fn reset(&mut self, boxes: &[Aabb], sized: impl Fn(usize) -> bool) {
         let mut extents: Vec<f64> = (0..boxes.len())
             .filter(|&i| sized(i) && boxes[i].max_extent().is_finite())
             .map(|i| boxes[i].max_extent())
@@ -73,20 +61,6 @@ impl HashGrid {
         self.stamp = 0;
     }
 
-    /// Whether every body the grid holds or has a slot for is below `n` (a grid read from a
-    /// checkpoint must fit its world's bodies).
-    pub fn fits(&self, n: usize) -> bool {
-        let slots = [
-            self.in_large.len(),
-            self.entered.len(),
-            self.lower_cell.len(),
-            self.seen.len(),
-        ];
-        slots.iter().all(|&len| len == 0 || len == n)
-            && self.large.iter().all(|&j| (j as usize) < n)
-            && self.cells.values().flatten().all(|&j| (j as usize) < n)
-    }
-
     fn cell_range(&self, b: &Aabb) -> Option<([i32; 3], [i32; 3])> {
         let lo = (b.min * self.inv_cell).floor();
         let hi = (b.max * self.inv_cell).floor();
@@ -106,7 +80,7 @@ impl HashGrid {
     }
 
     /// Adds body `id` with box `b` (again, after its box changed: old entries become stale).
-    pub fn insert(&mut self, id: usize, b: &Aabb) {
+    pub(super) fn insert(&mut self, id: usize, b: &Aabb) {
         match self.cell_range(b) {
             Some((lo, hi)) => {
                 if let Some((elo, ehi)) = self.entered[id] {
@@ -135,7 +109,7 @@ impl HashGrid {
 
     /// Every body other than `me` whose current box (in `boxes`) overlaps `b`, each once, in
     /// `out` (cleared first).
-    pub fn query(&mut self, me: usize, b: &Aabb, boxes: &[Aabb], out: &mut Vec<u32>) {
+    pub(super) fn query(&mut self, me: usize, b: &Aabb, boxes: &[Aabb], out: &mut Vec<u32>) {
         out.clear();
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
@@ -188,7 +162,7 @@ impl HashGrid {
     }
 
     /// Every pair `(min, max)` of bodies whose boxes (in `boxes`, each inserted once since the
-    /// last [`HashGrid::reset`], as they are now) overlap, queried from every body `i` with
+    /// last [`Grid::reset`], as they are now) overlap, queried from every body `i` with
     /// `leads(i)` and kept if `keep(i, j)`; a pair of two leading bodies is found once, from its
     /// higher index. Computed on all cores, into `out` (cleared first) in pair order, so the
     /// result does not depend on the thread count or the cell size.
@@ -198,7 +172,7 @@ impl HashGrid {
     /// boxes' overlap, which lies in both boxes' cell ranges (its coordinates are each box's
     /// own lower corner on some axis, and no higher than either box's upper corner). Each box
     /// must have been inserted as it is now (its cells are those it was entered in).
-    pub fn overlapping_pairs(
+    pub(super) fn overlapping_pairs(
         &self,
         boxes: &[Aabb],
         leads: impl Fn(usize) -> bool + Sync,
@@ -225,7 +199,7 @@ impl HashGrid {
         out.sort_unstable();
     }
 
-    /// The pairs that body `i` finds (see [`HashGrid::overlapping_pairs`]), appended to `out`.
+    /// The pairs that body `i` finds (see [`Grid::overlapping_pairs`]), appended to `out`.
     fn pairs_from(
         &self,
         i: usize,
@@ -251,68 +225,5 @@ impl HashGrid {
                 out.push((i.min(j), i.max(j)));
             }
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use glam::DVec3;
-
-    #[test]
-    fn finds_the_same_pairs_as_brute_force() {
-        let mut boxes = Vec::new();
-        let mut s = 12345u64;
-        let mut rnd = || {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        };
-        for _ in 0..300 {
-            let c = DVec3::new(rnd(), rnd(), rnd()) * 20.0;
-            let h = DVec3::splat(0.2 + rnd());
-            boxes.push(Aabb {
-                min: c - h,
-                max: c + h,
-            });
-        }
-        boxes.push(Aabb {
-            min: DVec3::splat(-100.0),
-            max: DVec3::new(100.0, 100.0, 0.5),
-        });
-        let mut bp = HashGrid::default();
-        bp.reset(&boxes, |_| true);
-        for (i, b) in boxes.iter().enumerate() {
-            bp.insert(i, b);
-        }
-        // All pairs at once, on all cores, against all pairs by brute force; every second body
-        // leads (a pair of two followers is not wanted), and one pair in three is dropped by
-        // `keep`.
-        let leads = |i: usize| i.is_multiple_of(2);
-        let keep = |i: usize, j: usize| !(i + 2 * j).is_multiple_of(3);
-        let mut pairs = Vec::new();
-        bp.overlapping_pairs(&boxes, leads, keep, &mut pairs);
-        let mut want = Vec::new();
-        for i in (0..boxes.len()).filter(|&i| leads(i)) {
-            for j in 0..boxes.len() {
-                let once = !(j < i && leads(j));
-                if j != i && once && boxes[j].overlaps(&boxes[i]) && keep(i, j) {
-                    want.push((i.min(j), i.max(j)));
-                }
-            }
-        }
-        want.sort_unstable();
-        assert_eq!(pairs, want);
-        let mut out = Vec::new();
-        for i in 0..boxes.len() {
-            bp.query(i, &boxes[i], &boxes, &mut out);
-            let mut got: Vec<u32> = out.clone();
-            got.sort();
-            let want: Vec<u32> = (0..boxes.len() as u32)
-                .filter(|&j| j as usize != i && boxes[j as usize].overlaps(&boxes[i]))
-                .collect();
-            assert_eq!(got, want);
-        }
     }
 }
