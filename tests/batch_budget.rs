@@ -65,9 +65,11 @@ fn a_trial_over_its_budget_fails_alone_with_its_reason() {
 
 #[test]
 fn a_killed_batch_keeps_the_trials_it_finished() {
+    // Far more trials than can finish before the first summary.json is written (4 000 can):
+    // the kill must land mid-batch.
     let out = temp_dir("killed").join("out");
     let mut child = Command::new(env!("CARGO_BIN_EXE_tumble"))
-        .args(["batch", "scenes/stable-poses.toml", "--trials", "4000"])
+        .args(["batch", "scenes/stable-poses.toml", "--trials", "100000"])
         .arg("--out")
         .arg(&out)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -97,7 +99,7 @@ fn a_killed_batch_keeps_the_trials_it_finished() {
         "killed after {:?} with {done} trials written",
         start.elapsed()
     );
-    assert!(done > 0 && done < 4000);
+    assert!(done > 0 && done < 100_000);
     let trials = std::fs::read_to_string(out.join("trials.csv")).unwrap();
     let rows: Vec<&str> = trials.lines().skip(1).collect();
     assert_eq!(
