@@ -290,18 +290,9 @@ impl FatBoxes {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::stream;
     use super::*;
     use glam::DVec3;
-
-    /// A deterministic stream of numbers in [0, 1).
-    fn stream(mut s: u64) -> impl FnMut() -> f64 {
-        move || {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        }
-    }
 
     #[test]
     fn neighbour_lists_follow_moving_and_freed_boxes() {

@@ -189,8 +189,8 @@ mod tests {
     use super::*;
     use glam::DVec3;
 
-    /// A deterministic stream of numbers in [0, 1).
-    fn stream(mut s: u64) -> impl FnMut() -> f64 {
+    /// A deterministic stream of numbers in [0, 1) (also for `fat_boxes`' tests).
+    pub(super) fn stream(mut s: u64) -> impl FnMut() -> f64 {
         move || {
             s = s
                 .wrapping_mul(6364136223846793005)

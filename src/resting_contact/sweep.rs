@@ -69,15 +69,8 @@ enum Job {
 /// One projected Gauss–Seidel sweep over the patches of `part`, each patch's normal rows in
 /// `order` (see [`RowOrder`]). Returns the largest change of a predicted end position.
 fn sweep_patches(part: &mut Part<'_, impl Slots>, still: &[Vel], h: f64, order: RowOrder) -> f64 {
-    let (rows, row_base, slots) = (&mut *part.rows, part.row_base, &mut part.slots);
-    let mut residual_sq: f64 = 0.0;
-    for patch in part.patches.iter_mut() {
-        let first = patch.first - row_base;
-        let patch_rows = &mut rows[first..first + patch.count];
-        residual_sq = residual_sq.max(sweep_patch(patch, patch_rows, slots, still, h, order));
-    }
-    // Kept squared over the sweep (one square root here, not one per patch).
-    residual_sq.sqrt()
+    let patches = part.patch_base..part.patch_base + part.patches.len();
+    sweep_in_order(part, patches, still, h, order)
 }
 
 /// One scalar sweep over the patches of `part` in the order `patches` (step indices): the
