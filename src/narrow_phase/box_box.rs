@@ -82,6 +82,12 @@ pub(super) fn box_box(
 }
 
 /// [`box_box`] with the whole clipped manifold (up to 8 points besides the closest pair).
+///
+/// The 15 axes are tested in a's frame, as Gottschalk, Lin & Manocha do (§4, Table 1): with
+/// `r[i][j] = a_i · b_j` and `t` the centres' offset along a's axes, an edge axis `a_i × b_j`
+/// is `e_i × r[.][j]` there, so its length, its projected radii and the offset along it are a
+/// few products of `r` and `t` (no cross product or normalisation per axis). Its length is
+/// `√(r[i1][j]² + r[i2][j]²)`, free of the cancellation of `√(1 − r[i][j]²)`.
 fn unreduced(
     a: &WorldBox,
     b: &WorldBox,
@@ -92,13 +98,16 @@ fn unreduced(
 ) -> Option<ContactPoint> {
     let d = b.center - a.center;
     let (ax, bx) = (&a.axes, &b.axes);
-    // |a_i · b_j|, reused by the face axes' projected radii.
+    let (ha, hb) = (a.half.to_array(), b.half.to_array());
+    let mut r = [[0.0; 3]; 3];
     let mut c = [[0.0; 3]; 3];
     for i in 0..3 {
         for j in 0..3 {
-            c[i][j] = ax[i].dot(bx[j]).abs();
+            r[i][j] = ax[i].dot(bx[j]);
+            c[i][j] = r[i][j].abs();
         }
     }
+    let t = [d.dot(ax[0]), d.dot(ax[1]), d.dot(ax[2])];
     let mut best = (
         f64::NEG_INFINITY,
         Axis::Face {
@@ -107,8 +116,8 @@ fn unreduced(
         },
     );
     for i in 0..3 {
-        let rb = b.half.x * c[i][0] + b.half.y * c[i][1] + b.half.z * c[i][2];
-        let sep = d.dot(ax[i]).abs() - a.half[i] - rb;
+        let rb = hb[0] * c[i][0] + hb[1] * c[i][1] + hb[2] * c[i][2];
+        let sep = t[i].abs() - ha[i] - rb;
         if sep > best.0 {
             best = (
                 sep,
@@ -120,8 +129,8 @@ fn unreduced(
         }
     }
     for j in 0..3 {
-        let ra = a.half.x * c[0][j] + a.half.y * c[1][j] + a.half.z * c[2][j];
-        let sep = d.dot(bx[j]).abs() - b.half[j] - ra;
+        let ra = ha[0] * c[0][j] + ha[1] * c[1][j] + ha[2] * c[2][j];
+        let sep = d.dot(bx[j]).abs() - hb[j] - ra;
         if sep > best.0 {
             best = (
                 sep,
@@ -136,16 +145,18 @@ fn unreduced(
     // and where both are as good (an edge lying on a face) the face's manifold is the right one.
     let face_best = best.0;
     for i in 0..3 {
+        let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
         for j in 0..3 {
-            let axis = ax[i].cross(bx[j]);
-            let len = axis.length();
+            let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
+            // a_i × b_j = e_i2·r[i1][j] − e_i1·r[i2][j] in a's frame.
+            let len = (r[i1][j] * r[i1][j] + r[i2][j] * r[i2][j]).sqrt();
             if len < PARALLEL {
                 continue;
             }
-            let n = axis / len;
-            let ra = (0..3).map(|k| a.half[k] * ax[k].dot(n).abs()).sum::<f64>();
-            let rb = (0..3).map(|k| b.half[k] * bx[k].dot(n).abs()).sum::<f64>();
-            let sep = d.dot(n).abs() - ra - rb;
+            let offset = t[i2] * r[i1][j] - t[i1] * r[i2][j];
+            let ra = ha[i1] * c[i2][j] + ha[i2] * c[i1][j];
+            let rb = hb[j1] * c[i][j2] + hb[j2] * c[i][j1];
+            let sep = (offset.abs() - ra - rb) / len;
             if sep > best.0 && sep > face_best + tie {
                 best = (sep, Axis::Edge { i, j });
             }
@@ -174,65 +185,104 @@ fn unreduced(
     }
 }
 
-/// The incident box's face most turned towards the reference face `i` (outward normal `face`)
-/// clipped, as seen along `dir`, to the reference face: Sutherland–Hodgman against the four
-/// planes through the reference face's edges that contain `dir` (its prism along `dir`; for a
-/// face axis `dir` is the face's own normal). Returns the clipped points (at most 8) on the
-/// incident face, none if it misses the prism. This is the projected face–face clipping of
-/// parry's `PolygonalFeature::contacts` (the same polygon), as clipping in 3D.
+/// A point in the reference box's frame (coordinates along its axes from its centre).
+type Local = [f64; 3];
+
+impl WorldBox {
+    /// `v` (a world vector) along this box's axes.
+    fn local(&self, v: DVec3) -> Local {
+        [
+            self.axes[0].dot(v),
+            self.axes[1].dot(v),
+            self.axes[2].dot(v),
+        ]
+    }
+
+    /// The world point of `p` (this box's frame).
+    fn world(&self, p: Local) -> DVec3 {
+        self.center + self.axes[0] * p[0] + self.axes[1] * p[1] + self.axes[2] * p[2]
+    }
+}
+
+/// The incident box's face most turned towards the reference face `i` on side `side` (±1:
+/// outward normal `side · r_i`), clipped, as seen along `dir`, to the reference face: the
+/// prism along `dir` over the reference face, whose four side planes pass through the face's
+/// edges and contain `dir`. Done in the reference box's frame, where projecting a point along
+/// `dir` onto the face's plane is affine and leaves the prism's side planes as the lines
+/// `±x_m = h_m` of the face's rectangle: Sutherland–Hodgman against them, carrying each
+/// clipped point's own coordinates (for a face axis `dir` is the face's normal and the
+/// projection keeps `x_m`). Returns the clipped points (at most 8) on the incident face, in
+/// the reference frame, none if it misses the prism. This is the projected face–face clipping
+/// of parry's `PolygonalFeature::contacts` and Box2D v3's `b2ClipPolygons` (the same polygon).
 fn clipped_face(
     reference: &WorldBox,
     i: usize,
-    face: DVec3,
+    side: f64,
     dir: DVec3,
     incident: &WorldBox,
     duplicate: f64,
-) -> ([DVec3; 8], usize) {
-    let (rx, ix) = (&reference.axes, &incident.axes);
+) -> ([Local; 8], usize) {
+    let ix = &incident.axes;
+    let face = reference.axes[i] * side;
     let k = most_aligned(ix, face);
     // Its outward normal points against the reference face's.
     let sign = if face.dot(ix[k]) > 0.0 { -1.0 } else { 1.0 };
-    let face_center = incident.center + ix[k] * (sign * incident.half[k]);
     let (k1, k2) = ((k + 1) % 3, (k + 2) % 3);
-    let (e1, e2) = (ix[k1] * incident.half[k1], ix[k2] * incident.half[k2]);
-    let mut poly = [DVec3::ZERO; 8];
+    let centre =
+        reference.local(incident.center - reference.center + ix[k] * (sign * incident.half[k]));
+    let e1 = reference.local(ix[k1] * incident.half[k1]);
+    let e2 = reference.local(ix[k2] * incident.half[k2]);
+    let corner = |s1: f64, s2: f64| -> Local {
+        std::array::from_fn(|m| centre[m] + s1 * e1[m] + s2 * e2[m])
+    };
+    let mut poly = [[0.0; 3]; 8];
     poly[..4].copy_from_slice(&[
-        face_center + e1 + e2,
-        face_center - e1 + e2,
-        face_center - e1 - e2,
-        face_center + e1 - e2,
+        corner(1.0, 1.0),
+        corner(-1.0, 1.0),
+        corner(-1.0, -1.0),
+        corner(1.0, -1.0),
     ]);
     let mut count = 4;
-    let mut next = [DVec3::ZERO; 8];
+    let mut next = [[0.0; 3]; 8];
+    // Along `dir`, onto the face's plane `x_i = side · h_i`: `x_m − slope_m·(x_i − side·h_i)`.
+    let dl = reference.local(dir);
+    let plane = side * reference.half[i];
+    let duplicate_sq = duplicate * duplicate;
     for m in (0..3).filter(|&m| m != i) {
-        // The side planes through the edges at ±h_m along r_m: they contain the edge direction
-        // r_o and `dir`, and face outwards (towards ±r_m).
-        let o = 3 - i - m;
-        let across = rx[o].cross(dir);
-        let across = if across.dot(rx[m]) >= 0.0 {
-            across
-        } else {
-            -across
-        };
+        let slope = dl[m] / dl[i];
+        let half = reference.half[m];
         for s in [1.0, -1.0] {
-            let plane = across * s;
-            // Through the edge itself (on the face): `dir` need not lie along the face normal.
-            let edge =
-                reference.center + face * reference.half[i] + rx[m] * (s * reference.half[m]);
-            let offset = plane.dot(edge);
+            // Outside by this much past the edge at `s · h_m` along r_m.
+            let out = |p: &Local| s * (p[m] - slope * (p[i] - plane)) - half;
+            let mut outside = [0.0; 8];
+            let (mut any_in, mut any_out) = (false, false);
+            for (o, p) in outside.iter_mut().zip(&poly[..count]) {
+                *o = out(p);
+                any_in |= *o <= 0.0;
+                any_out |= *o > 0.0;
+            }
+            if !any_out {
+                continue; // wholly inside this side: nothing to clip
+            }
+            if !any_in {
+                return (poly, 0);
+            }
+            // Each edge from `e` to the next: `e` kept if inside, the crossing added.
             let mut n = 0;
             for e in 0..count {
-                let (p, q) = (poly[e], poly[(e + 1) % count]);
-                let (dp, dq) = (plane.dot(p) - offset, plane.dot(q) - offset);
+                let f = if e + 1 == count { 0 } else { e + 1 };
+                let (dp, dq) = (outside[e], outside[f]);
                 if dp <= 0.0 {
-                    n = push_distinct(&mut next, n, p, duplicate);
+                    n = push_distinct(&mut next, n, poly[e], duplicate_sq);
                 }
                 if (dp <= 0.0) != (dq <= 0.0) {
+                    let (p, q) = (&poly[e], &poly[f]);
                     let t = dp / (dp - dq);
-                    n = push_distinct(&mut next, n, p + (q - p) * t, duplicate);
+                    let x = std::array::from_fn(|c| p[c] + (q[c] - p[c]) * t);
+                    n = push_distinct(&mut next, n, x, duplicate_sq);
                 }
             }
-            if n > 1 && next[0].distance(next[n - 1]) <= duplicate {
+            if n > 1 && distance_sq(&next[0], &next[n - 1]) <= duplicate_sq {
                 n -= 1;
             }
             poly[..n].copy_from_slice(&next[..n]);
@@ -243,6 +293,12 @@ fn clipped_face(
         }
     }
     (poly, count)
+}
+
+/// The squared distance of two points.
+fn distance_sq(p: &Local, q: &Local) -> f64 {
+    let d = [p[0] - q[0], p[1] - q[1], p[2] - q[2]];
+    d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
 }
 
 /// The face axis `i` of `reference`: exact when a point of the incident face inside the
@@ -261,30 +317,36 @@ fn face_contact(
     out: &mut Vec<ContactPoint>,
 ) -> Option<ContactPoint> {
     let axis = reference.axes[i];
-    let u = if (incident.center - reference.center).dot(axis) >= 0.0 {
-        axis
+    let side = if (incident.center - reference.center).dot(axis) >= 0.0 {
+        1.0
     } else {
-        -axis
+        -1.0
     };
-    let (poly, count) = clipped_face(reference, i, u, u, incident, duplicate);
-    let offset = u.dot(reference.center) + reference.half[i];
-    let depth = |p: DVec3| u.dot(p) - offset;
+    let u = axis * side;
+    let (poly, count) = clipped_face(reference, i, side, u, incident, duplicate);
+    let h = reference.half[i];
+    let depth = |p: &Local| side * p[i] - h;
     // The first clipped point as deep as the separation (to rounding): a face flat on a face
     // has four, and which one leads must not be left to rounding.
-    let deepest = (0..count).find(|&e| (depth(poly[e]) - sep).abs() <= tie)?;
+    let deepest = (0..count).find(|&e| (depth(&poly[e]) - sep).abs() <= tie)?;
     // Normal from body b towards body a.
     let normal = if reference_is_a { -u } else { u };
-    let contact = |p: DVec3, separation: f64| ContactPoint {
-        position: p - u * (0.5 * depth(p)),
-        separation,
-        normal,
+    // Halfway between the incident point and its foot on the reference face.
+    let contact = |p: &Local, separation: f64| {
+        let mut mid = *p;
+        mid[i] -= side * 0.5 * depth(p);
+        ContactPoint {
+            position: reference.world(mid),
+            separation,
+            normal,
+        }
     };
-    let closest = contact(poly[deepest], sep);
+    let closest = contact(&poly[deepest], sep);
     if sep > margin {
         return Some(closest);
     }
     out.push(closest);
-    for (e, &p) in poly[..count].iter().enumerate() {
+    for (e, p) in poly[..count].iter().enumerate() {
         let h = depth(p);
         if e != deepest && h <= margin {
             // Points as deep as the closest pair (to rounding) are as deep: one separation.
@@ -294,9 +356,10 @@ fn face_contact(
     Some(closest)
 }
 
-/// Appends `p` to `poly[..n]` unless it repeats the last point; returns the new length.
-fn push_distinct(poly: &mut [DVec3; 8], n: usize, p: DVec3, duplicate: f64) -> usize {
-    if n > 0 && poly[n - 1].distance(p) <= duplicate {
+/// Appends `p` to `poly[..n]` unless it repeats the last point (within `√duplicate_sq`);
+/// returns the new length.
+fn push_distinct(poly: &mut [Local; 8], n: usize, p: Local, duplicate_sq: f64) -> usize {
+    if n > 0 && distance_sq(&poly[n - 1], &p) <= duplicate_sq {
         return n;
     }
     if n == poly.len() {
@@ -372,13 +435,13 @@ fn edge_contact(
     let start = out.len();
     out.push(closest);
     let k = most_aligned(ax, u);
-    let face = if u.dot(ax[k]) >= 0.0 { ax[k] } else { -ax[k] };
-    let (poly, count) = clipped_face(a, k, face, u, b, duplicate);
-    let (offset, slope) = (face.dot(a.center) + a.half[k], face.dot(u));
-    for &p in &poly[..count] {
+    let side = if u.dot(ax[k]) >= 0.0 { 1.0 } else { -1.0 };
+    let (poly, count) = clipped_face(a, k, side, u, b, duplicate);
+    let slope = side * u.dot(ax[k]);
+    for p in &poly[..count] {
         // From p back along u to a's face plane.
-        let h = (face.dot(p) - offset) / slope;
-        let position = p - u * (0.5 * h);
+        let h = (side * p[k] - a.half[k]) / slope;
+        let position = a.world(*p) - u * (0.5 * h);
         if h <= margin && position.distance(closest.position) > duplicate {
             out.push(ContactPoint {
                 position,
