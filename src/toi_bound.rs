@@ -17,7 +17,7 @@
 //! Both are exact lower bounds, never estimates; a property test checks no pair ever gets below
 //! the target unseen.
 
-use glam::{DQuat, DVec3};
+use glam::{DMat3, DQuat, DVec3};
 
 /// What a body contributes to a pair's bound.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -375,21 +375,30 @@ pub fn turning_axis_extents(
     let (sa, sb) = (wa.length(), wb.length());
     let dv = a.velocity - b.velocity;
     let speed = dv.length();
+    // Per vertex, only what depends on it: `n·(ω_a × r) = r·(n × ω_a)` and
+    // `n·(ω_b × y) = y·(n × ω_b)`, so the rate is three dot products; a's rotation as a matrix
+    // (one conversion for all its vertices).
+    let rotation_a = DMat3::from_quat(a.orientation);
+    let d = a.position - b.position;
+    let (n_wa, n_wb) = (n.cross(wa), n.cross(wb));
+    let n_dv = n.dot(dv);
     for (out, c) in lower.iter_mut().zip(a.vertices) {
-        let r = a.orientation * *c;
-        let y = a.position + r - b.position;
-        let wr = wa.cross(r);
-        let u = speed + wr.length();
-        let curvature = sa * wr.length() + 2.0 * sb * u + sb * sb * (y.length() + u * horizon);
+        let r = rotation_a * *c;
+        let y = d + r;
+        let turn = wa.cross(r).length();
+        let u = speed + turn;
+        let curvature = sa * turn + 2.0 * sb * u + sb * sb * (y.length() + u * horizon);
         *out = Extent {
             h0: n.dot(y),
-            h1: n.dot(dv + wr - wb.cross(y)),
+            h1: n_dv + r.dot(n_wa) - y.dot(n_wb),
             h2: -curvature * (1.0 + 1e-9),
         };
     }
+    // b's vertices along n: `n·(R_b c) = (R_bᵀ n)·c`.
+    let n_b = b.orientation.conjugate() * n;
     for (out, c) in upper.iter_mut().zip(b.vertices) {
         *out = Extent {
-            h0: n.dot(b.orientation * *c),
+            h0: n_b.dot(*c),
             h1: 0.0,
             h2: 0.0,
         };
