@@ -6,7 +6,8 @@
 //! order of its points for the colours' (inside a jam the order means nothing; the host's
 //! round takes them in pair order); its f64 twin sweeps them in the same colour order.
 
-use super::impacts::{Convergence, ImpactScratch};
+use super::impacts::ImpactScratch;
+use super::round_sweeps::Convergence;
 use super::stores::Stores;
 use crate::stages::collision_round::{
     CollisionRounds, RoundBody, RoundInput, RoundOutput, RoundParams, RoundRow,

@@ -36,13 +36,14 @@
 
 use super::collide::Response;
 use super::contact_band::RESTING_MARGIN;
+use super::round_sweeps::{Convergence, RoundSweeps, Row};
 use super::stores::Stores;
 use super::EventKind;
 use super::RestingContactMode;
 use crate::narrow_phase::ContactPoint;
 use crate::resting_contact::Colouring;
 use crate::stages::collision_round::{CollisionRounds, RoundBody, RoundRow};
-use glam::{DMat3, DVec3};
+use glam::DVec3;
 use rustc_hash::FxHashSet;
 
 /// Most rounds of one impact set; a longer cascade goes on through the event loop.
@@ -53,40 +54,11 @@ const MAX_ROUNDS: usize = 64;
 /// whole pile at every event. Under gravity the resting speed, sqrt(2 g ε_c) and more, is the
 /// larger floor.
 const MIN_SET_SPEED: f64 = 0.001;
-/// How far a joint round's iterations go: at most `max_sweeps` sweeps of the normal impulses
-/// (and again of friction), stopping once no sweep changes a point's relative velocity by more
-/// than `tolerance` times the round's largest approach speed.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Convergence {
-    pub(super) tolerance: f64,
-    pub(super) max_sweeps: usize,
-}
-
 /// An event's impact set: converged to rounding, so its result does not depend on the order.
 const EXACT: Convergence = Convergence {
     tolerance: 1e-13,
     max_sweeps: 2_000,
 };
-
-/// A contact point of a joint round.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Row {
-    pub(super) a: usize,
-    pub(super) b: usize,
-    pub(super) point: ContactPoint,
-    /// Newton's target: the normal relative velocity after the round is at least this.
-    pub(super) target: f64,
-    /// The normal relative velocity at the round's start (m/s, < 0), for the event log.
-    pub(super) approach: f64,
-    /// The pair's collision matrix at the point (Bender & Schmitt's K; constant within the
-    /// instant), and 1 / (n·K·n) (their eq. 1).
-    pub(super) k: DMat3,
-    pub(super) mass: f64,
-    pub(super) friction: f64,
-    /// Accumulated normal and tangential impulses.
-    pub(super) normal: f64,
-    pub(super) tangent: DVec3,
-}
 
 /// Reusable buffers of the impact sets (no allocation per event once grown).
 #[derive(Default)]
@@ -106,6 +78,8 @@ pub(super) struct ImpactScratch {
     candidates: Vec<u32>,
     /// A round packed for a device (`device_round.rs`).
     pub(super) device: DeviceRound,
+    /// The host round's bodies and rows as its sweeps use them.
+    sweeps: RoundSweeps,
 }
 
 /// A round packed for a device (`device_round.rs`), kept between rounds so that a round
@@ -409,58 +383,6 @@ impl Stores {
         }
     }
 
-    /// Relative velocity of a row's point (a's against b's).
-    fn row_velocity(&self, r: &Row) -> DVec3 {
-        self.bodies[r.a].point_velocity(r.point.position)
-            - self.bodies[r.b].point_velocity(r.point.position)
-    }
-
-    fn apply_row(&mut self, r: &Row, impulse: DVec3) {
-        self.bodies[r.a].apply_impulse(impulse, r.point.position);
-        self.bodies[r.b].apply_impulse(-impulse, r.point.position);
-    }
-
-    /// Normal impulses over the round's rows until no sweep changes a point's normal velocity
-    /// by more than the tolerance: toward each row's target, or, with `inelastic`, only as far
-    /// as stopping its approach, on top of the impulses already applied.
-    fn normal_sweeps(
-        &mut self,
-        set: &mut ImpactScratch,
-        scale: f64,
-        inelastic: bool,
-        convergence: Convergence,
-    ) {
-        let extra = &mut set.extra;
-        extra.clear();
-        extra.resize(set.rows.len(), 0.0);
-        for _ in 0..convergence.max_sweeps {
-            let mut change: f64 = 0.0;
-            for (row, done) in set.rows.iter_mut().zip(extra.iter_mut()) {
-                let r = *row;
-                let un = self.row_velocity(&r).dot(r.point.normal);
-                let (target, acc) = if inelastic {
-                    (0.0, *done)
-                } else {
-                    (r.target, r.normal)
-                };
-                let next = (acc + r.mass * (target - un)).max(0.0);
-                let delta = next - acc;
-                if delta != 0.0 {
-                    self.apply_row(&r, delta * r.point.normal);
-                    if inelastic {
-                        *done = next;
-                    } else {
-                        row.normal = next;
-                    }
-                    change = change.max((delta / r.mass).abs());
-                }
-            }
-            if change <= convergence.tolerance * scale {
-                break;
-            }
-        }
-    }
-
     /// The largest target speed of the round's rows (its scale for the tolerance).
     pub(super) fn round_scale(set: &ImpactScratch) -> f64 {
         set.rows
@@ -517,45 +439,24 @@ impl Stores {
             r.normal = 0.0;
             r.tangent = DVec3::ZERO;
         }
+        // The sweeps run on the round's own bodies (`round_sweeps`), written back after.
+        set.sweeps.gather(&self.bodies, &set.saved, &set.rows);
+        let (rows, extra) = (&mut set.rows, &mut set.extra);
+        extra.clear();
+        extra.resize(rows.len(), 0.0);
         // Bender & Schmitt §3.1: impulses toward each point's target, their sum kept >= 0.
-        self.normal_sweeps(set, scale, false, convergence);
+        set.sweeps
+            .normal_sweeps(rows, extra, scale, false, convergence);
         // Coulomb friction: each point's tangential impulse toward sticking, within μ times its
         // normal impulse (the maximal dissipation of a fixed normal load, a convex problem).
-        for _ in 0..convergence.max_sweeps {
-            let mut change: f64 = 0.0;
-            for k in 0..set.rows.len() {
-                let r = set.rows[k];
-                if r.friction <= 0.0 || r.normal <= 0.0 {
-                    continue;
-                }
-                let n = r.point.normal;
-                let u = self.row_velocity(&r);
-                let ut = u - u.dot(n) * n;
-                let speed = ut.length();
-                if speed <= convergence.tolerance * scale {
-                    continue;
-                }
-                let dir = ut / speed;
-                // The tangential effective mass along the slip.
-                let mass_t = 1.0 / dir.dot(r.k * dir);
-                let mut next = r.tangent - mass_t * ut;
-                let limit = r.friction * r.normal;
-                if next.length() > limit {
-                    next *= limit / next.length();
-                }
-                let delta = next - r.tangent;
-                self.apply_row(&r, delta);
-                set.rows[k].tangent = next;
-                change = change.max(delta.length() / mass_t);
-            }
-            if change <= convergence.tolerance * scale {
-                break;
-            }
-        }
+        set.sweeps.friction_sweeps(rows, scale, convergence);
         // Friction turns the bodies, which may leave a point approaching again: a last
         // inelastic pass (targets 0, impulses only pushing) ends the round with none
         // approaching, so rounds end; a projection, it adds no energy.
-        self.normal_sweeps(set, scale, true, convergence);
+        extra.fill(0.0);
+        set.sweeps
+            .normal_sweeps(rows, extra, scale, true, convergence);
+        set.sweeps.scatter(&mut self.bodies, &set.saved);
         let after = self.round_energy(&set.saved);
         if Self::gained(before, after) && restitution > 0.0 {
             self.restore_round(set);

@@ -11,7 +11,8 @@
 //! event loop still answers any pair that comes within its band after all (a prediction that
 //! missed), so nothing tunnels and the penetration bound holds as everywhere else.
 
-use super::impacts::{Convergence, ImpactScratch};
+use super::impacts::ImpactScratch;
+use super::round_sweeps::Convergence;
 use super::stores::Stores;
 use crate::stages::collision_round::CollisionRounds;
 

@@ -43,6 +43,7 @@ mod pair_bound;
 #[cfg(feature = "parallelism-probe")]
 mod parallelism_probe;
 pub mod resolution;
+mod round_sweeps;
 mod saved_state;
 mod set_state;
 mod settings;
