@@ -59,7 +59,7 @@ broad phase (hash grid, swept boxes)   | hash_grid::|swept_aabb|swept_boxes|broa
 TOI and pair bounds                    | toi_bound|pair_bound|world::bounds|motion_bound
 prepare, warm start, split, push-out   | resting_contact::(prepare|warm_start|split|push_apart|patch|tracked_point|prediction|solver)
 contact-step gathering                 | contact_step|resting_contact_step|gather|contact_band|world::islands|union_find
-impacts and collision rounds           | impacts|collide|collision_impulse|collision_round|island_step|world::jam|device_round
+impacts and collision rounds           | impacts|round_sweeps|collide|collision_impulse|collision_round|island_step|world::jam|device_round
 event loop (heap, held pairs)          | event_loop|event_heap|world::held|binary_heap|world::sleep|event_frame|world::resolution|band_crossing
 body state (inertia, impulse, motion)  | tumble::body::|ballistic|kinematic_path
 '
