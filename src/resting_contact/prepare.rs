@@ -9,15 +9,38 @@ use crate::body::Body;
 use crate::collision_impulse::collision_matrix;
 use glam::DVec3;
 
+/// Steps of fewer contacts than this are prepared on the calling thread: the event loop's
+/// local re-solves are a few dozen, where handing chunks to the pool costs more than it saves.
+const PARALLEL_CONTACTS: usize = 512;
+
+/// Pairs per chunk of a step prepared on the pool's threads (a few hundred rows each).
+const PAIRS_PER_CHUNK: usize = 96;
+
+/// Rows and patches being built: the step's own, or one chunk's.
+#[derive(Clone, Default)]
+pub(super) struct Built {
+    rows: Vec<Row>,
+    patches: Vec<Patch>,
+    /// A pair's contacts regrouped by the rounded parts they touch.
+    regrouped: Vec<(u64, RestingContact)>,
+}
+
 /// Scratch of [`prepare_contacts`], kept so that a step allocates nothing once grown.
 #[derive(Clone, Default)]
 pub(super) struct PrepareScratch {
-    /// A pair's contacts regrouped by the rounded parts they touch.
+    /// Where each pair's run of contacts starts (and, last, where the step's end is).
+    runs: Vec<u32>,
+    /// One per chunk of a large step.
+    chunks: Vec<Built>,
     regrouped: Vec<(u64, RestingContact)>,
 }
 
 /// Builds the rows and patches of `contacts` into `constraints` (emptied first). The contacts
 /// of one pair are expected next to each other (one patch per run of a pair).
+///
+/// Every pair's rows and patch are a function of its contacts and its two bodies alone, so a
+/// large step builds chunks of pairs on all cores, each into its own buffers, and appends them
+/// in pair order: the same arrays, bit for bit, as building them one pair after the other.
 pub(super) fn prepare_contacts(
     constraints: &mut Constraints,
     scratch: &mut PrepareScratch,
@@ -26,22 +49,98 @@ pub(super) fn prepare_contacts(
     settings: &StepSettings,
 ) {
     constraints.clear();
-    let mut k = 0;
-    while k < contacts.len() {
-        let (a, b) = (contacts[k].a, contacts[k].b);
-        let run = contacts[k..]
-            .iter()
-            .take_while(|c| (c.a, c.b) == (a, b))
-            .count();
-        add_patches(
-            constraints,
-            &mut scratch.regrouped,
-            bodies,
-            &contacts[k..k + run],
-            settings,
-        );
-        k += run;
+    let runs = &mut scratch.runs;
+    runs.clear();
+    for (k, c) in contacts.iter().enumerate() {
+        if k == 0 || (contacts[k - 1].a, contacts[k - 1].b) != (c.a, c.b) {
+            runs.push(k as u32);
+        }
     }
+    runs.push(contacts.len() as u32);
+    let pairs = runs.len() - 1;
+    let build = |built: &mut Built, pairs: std::ops::Range<usize>| {
+        for p in pairs {
+            let run = &contacts[runs[p] as usize..runs[p + 1] as usize];
+            add_patches(built, bodies, run, settings);
+        }
+    };
+    if contacts.len() < PARALLEL_CONTACTS {
+        let mut built = Built {
+            rows: std::mem::take(&mut constraints.rows),
+            patches: std::mem::take(&mut constraints.patches),
+            regrouped: std::mem::take(&mut scratch.regrouped),
+        };
+        build(&mut built, 0..pairs);
+        constraints.rows = built.rows;
+        constraints.patches = built.patches;
+        scratch.regrouped = built.regrouped;
+        return;
+    }
+    use rayon::prelude::*;
+    let chunks = pairs.div_ceil(PAIRS_PER_CHUNK);
+    if scratch.chunks.len() < chunks {
+        scratch.chunks.resize_with(chunks, Built::default);
+    }
+    let built = &mut scratch.chunks[..chunks];
+    built.par_iter_mut().enumerate().for_each(|(k, built)| {
+        built.rows.clear();
+        built.patches.clear();
+        let start = k * PAIRS_PER_CHUNK;
+        build(built, start..(start + PAIRS_PER_CHUNK).min(pairs));
+    });
+    // Each chunk's patches count its rows from the chunk's first.
+    let mut base = 0;
+    for built in built.iter_mut() {
+        for p in &mut built.patches {
+            p.first += base;
+        }
+        base += built.rows.len();
+    }
+    append_chunks(&mut constraints.rows, built, |b| &b.rows);
+    append_chunks(&mut constraints.patches, built, |b| &b.patches);
+}
+
+/// Appends the arrays `part` of `chunks` to `out` in chunk order, the chunks copied on all
+/// cores (a large step's rows are megabytes: one thread copying them took a third of the
+/// prepare stage).
+fn append_chunks<T: Copy + Send + Sync>(
+    out: &mut Vec<T>,
+    chunks: &[Built],
+    part: impl Fn(&Built) -> &[T] + Sync,
+) {
+    let total: usize = chunks.iter().map(|b| part(b).len()).sum();
+    out.reserve(total);
+    let len = out.len();
+    copy_into(&mut out.spare_capacity_mut()[..total], chunks, &part);
+    // SAFETY: `copy_into` wrote every one of the `total` elements after `len` (the chunks'
+    // lengths sum to `total`), and `T: Copy` has no drop to run.
+    unsafe { out.set_len(len + total) };
+}
+
+/// Copies the arrays `part` of `chunks`, in order, into `out` (exactly their total length),
+/// halves at a time on the pool's threads.
+fn copy_into<T: Copy + Send + Sync>(
+    out: &mut [std::mem::MaybeUninit<T>],
+    chunks: &[Built],
+    part: &(impl Fn(&Built) -> &[T] + Sync),
+) {
+    match chunks {
+        [] => return,
+        [one] => {
+            for (slot, x) in out.iter_mut().zip(part(one)) {
+                slot.write(*x);
+            }
+            return;
+        }
+        _ => {}
+    }
+    let (left, right) = chunks.split_at(chunks.len() / 2);
+    let n: usize = left.iter().map(|b| part(b).len()).sum();
+    let (to_left, to_right) = out.split_at_mut(n);
+    rayon::join(
+        || copy_into(to_left, left, part),
+        || copy_into(to_right, right, part),
+    );
 }
 
 /// Adds one pair's contacts (`run`) as patches: one for all of them, unless they lie on
@@ -52,8 +151,7 @@ pub(super) fn prepare_contacts(
 /// keeps it (72 rad/s after 3 s at μ = 0.1). Faces, edges and flat parts keep one patch:
 /// a face resting on four corners is statically indeterminate (see `Patch`).
 fn add_patches(
-    constraints: &mut Constraints,
-    regrouped: &mut Vec<(u64, RestingContact)>,
+    built: &mut Built,
     bodies: &[Body],
     run: &[RestingContact],
     settings: &StepSettings,
@@ -63,7 +161,7 @@ fn add_patches(
     // cubes takes the first branch without a rotation per point).
     let compound = |i: usize| bodies[i].collider.is_rolling_compound();
     if run.len() < 2 || !(compound(a) || compound(b)) {
-        add_patch(constraints, bodies, run, settings);
+        add_patch(built, bodies, run, settings);
         return;
     }
     let key = |c: &RestingContact| {
@@ -76,10 +174,11 @@ fn add_patches(
         };
         ((part(a) as u64) << 32) | part(b) as u64
     };
+    let mut regrouped = std::mem::take(&mut built.regrouped);
     regrouped.clear();
     regrouped.extend(run.iter().map(|c| (key(c), *c)));
     if regrouped.iter().all(|x| x.0 == regrouped[0].0) {
-        add_patch(constraints, bodies, run, settings);
+        add_patch(built, bodies, run, settings);
     } else {
         // Grouped by part, in the order each part first appears (stable within a part).
         let mut order: Vec<u64> = Vec::new();
@@ -92,18 +191,19 @@ fn add_patches(
         for (n, k) in order.into_iter().enumerate() {
             group.clear();
             group.extend(regrouped.iter().filter(|x| x.0 == k).map(|x| x.1));
-            let before = constraints.patches.len();
-            add_patch(constraints, bodies, &group, settings);
-            if let Some(patch) = constraints.patches.get_mut(before) {
+            let before = built.patches.len();
+            add_patch(built, bodies, &group, settings);
+            if let Some(patch) = built.patches.get_mut(before) {
                 patch.group = n as u16;
             }
         }
     }
+    built.regrouped = regrouped;
 }
 
 /// Adds the rows of one pair's contact points and their patch.
 fn add_patch(
-    constraints: &mut Constraints,
+    built: &mut Built,
     bodies: &[Body],
     points: &[RestingContact],
     settings: &StepSettings,
@@ -111,7 +211,7 @@ fn add_patch(
     let h = settings.h;
     let (a, b) = (points[0].a as usize, points[0].b as usize);
     let (ba, bb) = (&bodies[a], &bodies[b]);
-    let first = constraints.rows.len();
+    let first = built.rows.len();
     let t = tracked(bodies, a, b);
     let (inv_inertia_a, inv_inertia_b) = (ba.inv_inertia_world(), bb.inv_inertia_world());
     // The collision matrix K of a point at r_a, r_b from the two centres of mass.
@@ -144,7 +244,7 @@ fn add_patch(
         let inverse = |k: f64| if k > 1e-300 { 1.0 / k } else { 0.0 };
         let acc = relative_acceleration(ba, bb, ra, rb, n, settings.gravity, h);
         let shortfall = push_bias(c.separation, settings.target, settings.push_out, h);
-        constraints.rows.push(Row {
+        built.rows.push(Row {
             ra,
             rb,
             normal: n,
@@ -179,23 +279,19 @@ fn add_patch(
         normal += c.normal;
         half_gap += 0.5 * c.separation * c.normal;
     }
-    let count = constraints.rows.len() - first;
+    let count = built.rows.len() - first;
     if count == 0 {
         return;
     }
     let centroid = centroid / count as f64;
     let normal = normal.normalize_or(points[0].normal);
-    for r in &mut constraints.rows[first..] {
+    for r in &mut built.rows[first..] {
         let d = r.ra + ba.position - centroid;
         r.spread = d - d.dot(normal) * normal;
         r.spread_sq = r.spread.length_squared();
         r.lever = r.spread_sq.sqrt();
     }
-    let radius = constraints.rows[first..]
-        .iter()
-        .map(|r| r.lever)
-        .sum::<f64>()
-        / count as f64;
+    let radius = built.rows[first..].iter().map(|r| r.lever).sum::<f64>() / count as f64;
     // A ball or capsule rolling on a body that takes no impulse (a floor, a kinematic
     // platter) has its friction act between the two bodies' own surface points, not at the
     // midpoint of the gap: there it would roll on r + gap/2 (2.5 % too fast for its spin
@@ -237,8 +333,8 @@ fn add_patch(
     let spin = normal.dot(ba.angular_velocity - bb.angular_velocity);
     // A patch slides through the step if friction cannot stop it within the step.
     let stoppable = friction * settings.gravity.length() * h + settings.tolerance / h;
-    let slides = slip_directions(&mut constraints.rows[first..], normal, u, spin, stoppable);
-    constraints.patches.push(Patch {
+    let slides = slip_directions(&mut built.rows[first..], normal, u, spin, stoppable);
+    built.patches.push(Patch {
         a,
         b,
         ra,

@@ -13,7 +13,7 @@ use super::split::{Part, Shared, Tree};
 use super::{StepReport, StepSettings};
 
 /// Rounds of fewer patches than this run on the calling thread (see [`sweep_parts`]).
-const SHARED_ROUND: usize = 128;
+const SHARED_ROUND: usize = 24;
 
 /// A residual above this fraction of its value `stall_window` sweeps earlier is stalled.
 const STALL_RATIO: f64 = 0.8;
@@ -244,8 +244,8 @@ pub(super) fn sweep_parts(
         }
     };
     // One round per level of the tree, leaves first; the largest residual. A round of
-    // fewer than `SHARED_ROUND` patches runs on this thread (most shock-propagation
-    // levels): handing it over would cost more than its sweep.
+    // fewer than `SHARED_ROUND` patches runs on this thread: handing it over would cost
+    // more than its sweep (at 128, most of shock propagation's rounds ran on one thread).
     let sweep = |crew: &Crew<'_, Job>, job: Job| {
         (0..=depth)
             .rev()
