@@ -176,6 +176,9 @@ pub(super) struct Patch {
     /// Which of its pair's patches this is, in the order they were added (0 for a pair with
     /// one; see `prepare`).
     pub(super) group: u16,
+    /// Its index as prepared, in the step's pair order: the order the warm-start cache keeps
+    /// ([`super::warm_start::WarmStartCache::store`]) once the patches are reordered.
+    pub(super) rank: u32,
 }
 
 /// The constraints of one contact step: the normal rows of all its contact points and the

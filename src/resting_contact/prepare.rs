@@ -88,13 +88,15 @@ pub(super) fn prepare_contacts(
         let start = k * PAIRS_PER_CHUNK;
         build(built, start..(start + PAIRS_PER_CHUNK).min(pairs));
     });
-    // Each chunk's patches count its rows from the chunk's first.
-    let mut base = 0;
+    // Each chunk's patches count their rows and ranks from the chunk's first.
+    let (mut base, mut rank) = (0, 0);
     for built in built.iter_mut() {
         for p in &mut built.patches {
             p.first += base;
+            p.rank += rank;
         }
         base += built.rows.len();
+        rank += built.patches.len() as u32;
     }
     append_chunks(&mut constraints.rows, built, |b| &b.rows);
     append_chunks(&mut constraints.patches, built, |b| &b.patches);
@@ -367,6 +369,7 @@ fn add_patch(
         previous_rows: u32::MAX,
         previous_patch: u32::MAX,
         group: 0,
+        rank: built.patches.len() as u32,
     });
 }
 

@@ -141,19 +141,33 @@ impl Solver {
         // Sweeps, then shock propagation, over the tree of parts.
         group_parts(tree, constraints);
         let shock = settings.shock_iterations > 0 && !velocities.moving.is_empty();
-        if shock {
-            levels.build(&constraints.patches, velocities.moving.len());
-        }
-        let clock = std::time::Instant::now();
         let kernel = match sweeps {
             _ if constraints.patches.len() < LANE_MIN_PATCHES => None,
             Sweeps::Tree => Some(LaneKernel::Lanes),
             Sweeps::Scalar => Some(LaneKernel::Scalar),
             _ => None,
         };
-        if kernel.is_some() {
-            lanes.build(tree, &constraints.patches, velocities.moving.len());
+        // The shock levels and the lanes' groups read the patches only, each into its own
+        // store: built at once on two threads (each is serial, and the step's other threads
+        // wait for them).
+        let (patches, moving) = (&constraints.patches, velocities.moving.len());
+        let mut build_levels = || {
+            if shock {
+                levels.build(patches, moving);
+            }
+        };
+        let mut build_lanes = || {
+            if kernel.is_some() {
+                lanes.build(tree, patches, moving);
+            }
+        };
+        if shock && kernel.is_some() {
+            rayon::join(build_levels, build_lanes);
+        } else {
+            build_levels();
+            build_lanes();
         }
+        let clock = std::time::Instant::now();
         let swept = match sweeps {
             Sweeps::Tree | Sweeps::Scalar | Sweeps::Plain => None,
             Sweeps::Coloured => {

@@ -39,6 +39,9 @@ pub(super) struct WarmStartCache {
     previous_patches: Vec<SolvedPatch>,
     /// Last step's length h (s).
     previous_h: f64,
+    /// The step's patches by rank (`Patch::rank`), while they are stored.
+    #[serde(skip)]
+    by_rank: Vec<u32>,
     /// The time over which last step's impulses carried their contact forces (s): see
     /// [`Self::span`].
     previous_span: f64,
@@ -87,7 +90,20 @@ impl WarmStartCache {
         self.previous_patches.clear();
         self.previous_h = h;
         self.previous_span = span;
-        for patch in &constraints.patches {
+        // In pair order (the patches' ranks), so that the sorts below find their input sorted
+        // and only check it: a step's pairs are prepared in pair order.
+        let by_rank = &mut self.by_rank;
+        by_rank.clear();
+        by_rank.resize(constraints.patches.len(), u32::MAX);
+        for (k, patch) in constraints.patches.iter().enumerate() {
+            if let Some(slot) = by_rank.get_mut(patch.rank as usize) {
+                *slot = k as u32;
+            }
+        }
+        for &k in by_rank.iter() {
+            let Some(patch) = constraints.patches.get(k as usize) else {
+                continue;
+            };
             let (a, b) = (patch.a as u32, patch.b as u32);
             self.previous.extend(
                 constraints.rows[patch.first..patch.first + patch.count]
