@@ -34,7 +34,7 @@
 //! 8 m/s: 0.125 ms). That is the event loop's own tolerance: a pair is resolved at any distance
 //! in (0, ε_c].
 
-use super::collide::Response;
+use super::collide::{normal_speed, Response};
 use super::contact_band::RESTING_MARGIN;
 use super::round_sweeps::{Convergence, RoundSweeps, Row};
 use super::stores::Stores;
@@ -45,6 +45,9 @@ use crate::resting_contact::Colouring;
 use crate::stages::collision_round::{CollisionRounds, RoundBody, RoundRow};
 use glam::DVec3;
 use rustc_hash::FxHashSet;
+
+/// Points of a collision round whose normal speeds one thread takes at a time.
+const PARALLEL_SPEEDS: usize = 1024;
 
 /// Most rounds of one impact set; a longer cascade goes on through the event loop.
 const MAX_ROUNDS: usize = 64;
@@ -76,6 +79,11 @@ pub(super) struct ImpactScratch {
     /// Velocities before a round: to tell which bodies it moved and to undo it.
     pub(super) saved: Vec<(usize, DVec3, DVec3)>,
     candidates: Vec<u32>,
+    /// The jammed islands' touching points of the step (indices into its contacts) with the
+    /// speed that makes each an impact ([`Stores::jammed_points`]), and their normal speeds
+    /// in a round.
+    island_points: Vec<(u32, f64)>,
+    speeds: Vec<f64>,
     /// A round packed for a device (`device_round.rs`).
     pub(super) device: DeviceRound,
     /// The host round's bodies and rows as its sweeps use them.
@@ -294,8 +302,8 @@ impl Stores {
         }
     }
 
-    /// One collision round of the jammed islands' step (`island_step.rs`): every contact point
-    /// of the step that belongs to a jammed pair and approaches as fast as an impact, solved
+    /// One collision round of the jammed islands' step (`island_step.rs`): every point
+    /// [`Self::jammed_points`] listed that approaches as fast as an impact, solved
     /// together as a joint round (Newton's law, Coulomb friction, the inelastic pass and the
     /// energy guard) to `convergence`. Returns the round's points (0: none approached).
     ///
@@ -307,23 +315,34 @@ impl Stores {
         convergence: Convergence,
         device: Option<&mut (dyn CollisionRounds + '_)>,
     ) -> usize {
+        use rayon::prelude::*;
         set.rows.clear();
-        for k in 0..self.contacts.step.contacts.len() {
-            let c = self.contacts.step.contacts[k];
-            let (x, y) = (c.a as usize, c.b as usize);
-            // Speculative contacts (farther than the resting margin) are not touching yet: the
-            // contact solve stops them at the target instead.
-            if c.separation > RESTING_MARGIN * self.settings.epsilon || !self.jammed_pair(x, y) {
-                continue;
-            }
+        // The points' normal speeds are independent reads: on all cores for a large island.
+        let (bodies, contacts) = (&self.bodies, &self.contacts.step.contacts);
+        let speed = |&(k, _): &(u32, f64)| {
+            let c = &contacts[k as usize];
             let p = ContactPoint {
                 position: c.position,
                 separation: c.separation,
                 normal: c.normal,
             };
-            let un = self.normal_speed(x, y, &p);
-            if un < -1e-12 && -un >= self.impact_speed(x, y) {
-                set.rows.push(self.impact_row(x, y, &p, un));
+            normal_speed(bodies, c.a as usize, c.b as usize, &p)
+        };
+        set.island_points
+            .par_iter()
+            .with_min_len(PARALLEL_SPEEDS)
+            .map(speed)
+            .collect_into_vec(&mut set.speeds);
+        for (&(k, fast), &un) in set.island_points.iter().zip(&set.speeds) {
+            if un < -1e-12 && -un >= fast {
+                let c = self.contacts.step.contacts[k as usize];
+                let p = ContactPoint {
+                    position: c.position,
+                    separation: c.separation,
+                    normal: c.normal,
+                };
+                set.rows
+                    .push(self.impact_row(c.a as usize, c.b as usize, &p, un));
             }
         }
         if set.rows.is_empty() {
@@ -352,6 +371,22 @@ impl Stores {
             None => self.joint_round(set, 1.0, convergence),
         }
         set.rows.len()
+    }
+
+    /// Lists in `set` the step's contact points that the jammed islands' collision rounds
+    /// test ([`Self::collision_round`]): those of a jammed pair within the resting margin
+    /// (speculative contacts, farther, are not touching yet: the contact solve stops them at
+    /// the target instead), each with the approach speed that makes it an impact. Neither
+    /// changes over the step's rounds, which only change velocities.
+    pub(super) fn jammed_points(&self, set: &mut ImpactScratch) {
+        set.island_points.clear();
+        let margin = RESTING_MARGIN * self.settings.epsilon;
+        for (k, c) in self.contacts.step.contacts.iter().enumerate() {
+            let (x, y) = (c.a as usize, c.b as usize);
+            if c.separation <= margin && self.jammed_pair(x, y) {
+                set.island_points.push((k as u32, self.impact_speed(x, y)));
+            }
+        }
     }
 
     /// A joint round's row for point `p` of pair (x, y), approaching at normal speed `un` < 0.

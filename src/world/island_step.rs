@@ -41,6 +41,7 @@ impl Stores {
         set: &mut ImpactScratch,
         mut device: Option<&mut (dyn CollisionRounds + '_)>,
     ) {
+        self.jammed_points(set);
         for _ in 0..MAX_ROUNDS {
             let rows = self.collision_round(set, STEP, device.as_deref_mut());
             if rows == 0 {
