@@ -282,12 +282,30 @@ fn bench_reports_each_simulated_second_and_writes_the_timeline() {
     assert!(positive(&per["wall_us"]), "{per}");
     for stage in [
         "contact_step",
+        "contact_gather",
+        "contact_prepare",
         "contact_sweeps",
+        "shock_propagation",
+        "contact_store",
         "broad_phase",
         "event_loop",
     ] {
         assert!(positive(&per["stages_us"][stage]), "{stage}: {per}");
     }
+    // The contact step's parts are timed inside it, so they sum to at most its time (the
+    // jammed islands' collision rounds are timed apart, `stepped_islands`), and shock
+    // propagation is part of the sweeps.
+    let time = |k: &str| report["stage_times"][k].as_f64().unwrap();
+    let parts = time("contact_gather")
+        + time("contact_prepare")
+        + time("contact_sweeps")
+        + time("contact_store");
+    assert!(
+        parts <= time("contact_step") * (1.0 + 1e-9) && parts > 0.5 * time("contact_step"),
+        "{parts} s of parts, {} s of contact step",
+        time("contact_step")
+    );
+    assert!(time("shock_propagation") <= time("contact_sweeps"));
     assert!(
         stdout.contains("wall per contact point-step (µs)")
             && stdout.contains("stage contact_step per contact point-step (µs)"),

@@ -143,8 +143,7 @@ pub(super) fn device_sweeps(
     Ok(StepReport {
         iterations: out.iterations as usize,
         residual: f64::from(out.residual),
-        sweep_seconds: 0.0,
         on_device: true,
-        device_seconds: 0.0,
+        ..StepReport::default()
     })
 }

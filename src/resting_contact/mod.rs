@@ -172,8 +172,16 @@ pub struct StepReport {
     pub iterations: usize,
     /// Largest change of a predicted end position in the last sweep (m).
     pub residual: f64,
+    /// Wall time of the stages before the sweeps (s): prepare, order, slots and tree, warm
+    /// start, shock levels, lanes' groups.
+    pub prepare_seconds: f64,
     /// Wall time of the sweeps and the shock-propagation pass (s).
     pub sweep_seconds: f64,
+    /// Of `sweep_seconds`, the shock-propagation pass (s).
+    pub shock_seconds: f64,
+    /// Wall time of the store stages after the sweeps (s): velocities, push-out, impulses
+    /// reported and kept.
+    pub store_seconds: f64,
     /// Whether the Gauss–Seidel sweeps ran on a device ([`Sweeps::Device`]), and the wall time
     /// of that call (packing, upload, the device's work, readback, unpacking; s).
     pub on_device: bool,

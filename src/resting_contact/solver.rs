@@ -120,6 +120,7 @@ impl Solver {
         } = self;
         // Prepare: the carried push-outs off, the rows and patches built and matched with the
         // last step's, ordered bottom up, the bodies given velocity slots and the tree of parts.
+        let prepared = std::time::Instant::now();
         push.take_pushes(bodies, contacts);
         prepare_contacts(constraints, prepare, bodies, contacts, settings);
         if whole_step {
@@ -167,6 +168,7 @@ impl Solver {
             build_levels();
             build_lanes();
         }
+        let prepare_seconds = prepared.elapsed().as_secs_f64();
         let clock = std::time::Instant::now();
         let swept = match sweeps {
             Sweeps::Tree | Sweeps::Scalar | Sweeps::Plain => None,
@@ -201,7 +203,9 @@ impl Solver {
             kernel.map(|k| (lanes.shared(), k)),
         );
         report.sweep_seconds = clock.elapsed().as_secs_f64();
+        report.prepare_seconds = prepare_seconds;
         // Store: the velocities, the push-out, the impulses reported and kept.
+        let stored = std::time::Instant::now();
         velocities.store(bodies);
         push.push_apart(
             &mut constraints.patches,
@@ -214,6 +218,7 @@ impl Solver {
         if whole_step {
             warm.store(constraints, h, span);
         }
+        report.store_seconds = stored.elapsed().as_secs_f64();
         report
     }
 }

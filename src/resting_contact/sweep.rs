@@ -271,9 +271,14 @@ pub(super) fn sweep_parts(
             }
         };
         if levels.is_some() {
+            let clock = std::time::Instant::now();
             shock_propagation(by_level, settings, |from, to, order| {
                 sweep(crew, Job::Shock { from, to, order });
             });
+            return StepReport {
+                shock_seconds: clock.elapsed().as_secs_f64(),
+                ..report
+            };
         }
         report
     })

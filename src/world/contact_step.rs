@@ -58,7 +58,9 @@ impl Stores {
         let clock = std::time::Instant::now();
         self.decide_jams(self.clock.time);
         let mut jam_time = clock.elapsed().as_secs_f64();
+        let gathering = std::time::Instant::now();
         self.gather_resting_contacts(h, &mut s.step_pairs);
+        self.stats.stage_times.contact_gather += gathering.elapsed().as_secs_f64();
         if self.contacts.step.contacts.is_empty() {
             self.note_jam_time(jam_time);
             return;
@@ -261,8 +263,12 @@ impl Stores {
             sweeps,
             |c| pushed.push(*c),
         );
+        let stored = std::time::Instant::now();
         self.stats.counts.contact_iterations += report.iterations as u64;
-        self.stats.stage_times.contact_sweeps += report.sweep_seconds;
+        let times = &mut self.stats.stage_times;
+        times.contact_prepare += report.prepare_seconds;
+        times.contact_sweeps += report.sweep_seconds;
+        times.shock_propagation += report.shock_seconds;
         if report.on_device {
             self.stats.counts.device_contact_steps += 1;
             self.stats.stage_times.device_sweeps += report.device_seconds;
@@ -293,6 +299,8 @@ impl Stores {
             self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
             self.bodies[i].refresh_bounds();
         }
+        self.stats.stage_times.contact_store +=
+            report.store_seconds + stored.elapsed().as_secs_f64();
     }
 
     /// Proximity of every pair in `pairs` (bodies at their current states), `margin` as for

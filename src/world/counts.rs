@@ -308,9 +308,25 @@ pub enum SimError {
 pub struct StageTimes {
     /// Contact steps: finding resting contacts and solving them as constraints.
     pub contact_step: f64,
+    /// Of `contact_step`, finding the step's resting contacts: the bodies' boxes, the pairs
+    /// they give, the pairs' measurement and the contacts and held pairs gathered from it.
+    #[serde(default)]
+    pub contact_gather: f64,
+    /// Of `contact_step`, the solver's stages before its sweeps: the rows and patches, their
+    /// order, the bodies' velocity slots and tree of parts, the warm start, the
+    /// shock-propagation levels and the lanes' groups.
+    #[serde(default)]
+    pub contact_prepare: f64,
     /// Of `contact_step`, the solver's sweeps (Gauss–Seidel and shock propagation), the part
     /// that runs on every core.
     pub contact_sweeps: f64,
+    /// Of `contact_sweeps`, the shock-propagation pass.
+    #[serde(default)]
+    pub shock_propagation: f64,
+    /// Of `contact_step`, after the sweeps: the velocities stored, the push-out, the impulses
+    /// reported and kept for the next step's warm start, and the touched bodies' new bounds.
+    #[serde(default)]
+    pub contact_store: f64,
     /// Of `contact_sweeps`, the Gauss–Seidel sweeps run on the device (packing, upload,
     /// dispatches, waiting, readback; 0 on the host path).
     pub device_sweeps: f64,
