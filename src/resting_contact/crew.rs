@@ -23,8 +23,8 @@ use std::sync::Mutex;
 /// thread would hold the core the other needs for a whole time slice.
 const SPINS_PER_YIELD: u32 = 64;
 
-/// Bits of the claim word ([`Shared::claim`]): the round's number above, its end job and its
-/// next unclaimed job below.
+/// Bits of the claim word ([`Shared::claim`]): the round's number above, the end of its
+/// unclaimed jobs and its first unclaimed job below.
 const JOB_BITS: u32 = 16;
 const JOB_MASK: u64 = (1 << JOB_BITS) - 1;
 
@@ -35,7 +35,8 @@ pub struct Crew<'w, J> {
 }
 
 /// What the caller and the helpers share. `claim` packs the round number (upper 32 bits), the
-/// round's end job and its next unclaimed job (16 bits each): a helper claims job k of round r
+/// end of the round's unclaimed jobs and its first unclaimed one (16 bits each): a thread
+/// claims job k of round r
 /// by one compare-and-swap that also checks r, so a helper late from the last round cannot
 /// claim a job of this one with the last round's job description. `done` counts the round's
 /// finished jobs, `result` holds the largest result's bits (results are non-negative, whose
@@ -50,22 +51,26 @@ struct Shared<J> {
 }
 
 impl<J: Copy + Send> Shared<J> {
-    /// Claims the next job of round `number`: its index, or None when the round has no job
-    /// left (or a newer round began).
-    fn claim(&self, number: u64) -> Option<usize> {
+    /// Claims the next job of round `number`, from the round's front (the caller) or its back
+    /// (the helpers): its index, or None when the round has no job left (or a newer round
+    /// began). Taking the two ends, each thread tends to take the same nodes from sweep to
+    /// sweep, whose data is then still in its core's cache.
+    fn claim(&self, number: u64, from_back: bool) -> Option<usize> {
         let mut word = self.claim.load(Ordering::Acquire);
         loop {
             let (r, end, next) = (word >> 32, (word >> JOB_BITS) & JOB_MASK, word & JOB_MASK);
             if r != number || next >= end {
                 return None;
             }
-            match self.claim.compare_exchange_weak(
-                word,
-                word + 1,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            ) {
-                Ok(_) => return Some(next as usize),
+            let (taken, k) = match from_back {
+                true => (word - (1 << JOB_BITS), end - 1),
+                false => (word + 1, next),
+            };
+            match self
+                .claim
+                .compare_exchange_weak(word, taken, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => return Some(k as usize),
                 Err(now) => word = now,
             }
         }
@@ -112,7 +117,7 @@ impl<J: Copy + Send> Crew<'_, J> {
             (number << 32) | ((jobs.end as u64) << JOB_BITS) | jobs.start as u64,
             Ordering::Release,
         );
-        while let Some(k) = shared.claim(number) {
+        while let Some(k) = shared.claim(number, false) {
             shared.run_job(self.work, k);
         }
         wait_until(|| {
@@ -190,7 +195,7 @@ fn helper_loop<J: Copy + Send>(shared: &Shared<J>, work: &(dyn Fn(J, usize) -> f
             return;
         }
         seen = number;
-        while let Some(k) = shared.claim(number) {
+        while let Some(k) = shared.claim(number, true) {
             let run =
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| shared.run_job(work, k)));
             if let Err(panic) = run {
