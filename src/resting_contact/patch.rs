@@ -219,41 +219,91 @@ impl Constraints {
                 .map(|(k, p)| (p.height, k as u32)),
         );
         order.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
-        gather(
-            &mut self.patches,
-            &mut self.gathered,
-            order.iter().map(|&(_, k)| k),
-        );
+        gather(&mut self.patches, &mut self.gathered, order, |&(_, k)| k);
     }
 
     /// Puts the patches in the order `order` (each patch's present index, once each) by
     /// copying each once into a second buffer.
-    pub(super) fn gather_patches(&mut self, order: impl Iterator<Item = u32>) {
-        gather(&mut self.patches, &mut self.gathered, order);
+    pub(super) fn gather_patches(&mut self, order: &[u32]) {
+        gather(&mut self.patches, &mut self.gathered, order, |&k| k);
     }
 
     /// Puts the rows in the order of their patches, so that the rows of consecutive patches
-    /// are one slice.
+    /// are one slice. A large step's rows (megabytes) are copied in halves on the pool's
+    /// threads, each half of the patches into its own part of the new buffer.
     pub(super) fn gather_rows(&mut self) {
+        let total: usize = self.patches.iter().map(|p| p.count).sum();
         self.reordered.clear();
+        self.reordered.reserve(total);
+        copy_rows(
+            &self.patches,
+            &self.rows,
+            &mut self.reordered.spare_capacity_mut()[..total],
+        );
+        // SAFETY: `copy_rows` wrote every one of the `total` rows (the patches' counts sum to
+        // it), and `Row: Copy` has no drop to run.
+        unsafe { self.reordered.set_len(total) };
+        let mut first = 0;
         for patch in self.patches.iter_mut() {
-            let first = self.reordered.len();
-            self.reordered
-                .extend_from_slice(&self.rows[patch.first..patch.first + patch.count]);
             patch.first = first;
+            first += patch.count;
         }
         // Double buffering: the old order's buffer is the next reorder's.
         std::mem::swap(&mut self.rows, &mut self.reordered);
     }
 }
 
-/// Puts `patches` in the order `order` by copying each once into `gathered`, then swaps the
-/// two buffers.
-fn gather(patches: &mut Vec<Patch>, gathered: &mut Vec<Patch>, order: impl Iterator<Item = u32>) {
-    gathered.clear();
-    gathered.extend(order.map(|k| patches[k as usize]));
-    debug_assert_eq!(gathered.len(), patches.len());
+/// Patches a thread copies at a time in [`gather`] and [`copy_rows`]: below it, handing a part
+/// to another thread costs more than the copy.
+const PARALLEL_COPY: usize = 256;
+
+/// Puts `patches` in the order `order` (each entry's present index `index(entry)`, once each)
+/// by copying each once into `gathered`, on the pool's threads, then swaps the two buffers.
+fn gather<T: Sync>(
+    patches: &mut Vec<Patch>,
+    gathered: &mut Vec<Patch>,
+    order: &[T],
+    index: impl Fn(&T) -> u32 + Sync,
+) {
+    use rayon::prelude::*;
+    debug_assert_eq!(order.len(), patches.len());
+    let from = &*patches;
+    if order.len() < 2 * PARALLEL_COPY {
+        // The event loop's small re-solves: no hand-over at all.
+        gathered.clear();
+        gathered.extend(order.iter().map(|x| from[index(x) as usize]));
+        std::mem::swap(patches, gathered);
+        return;
+    }
+    order
+        .par_iter()
+        .with_min_len(PARALLEL_COPY)
+        .map(|x| from[index(x) as usize])
+        .collect_into_vec(gathered);
     std::mem::swap(patches, gathered);
+}
+
+/// Copies the rows of `patches` (each its `rows[first..first + count]`), patch after patch,
+/// into `out` (exactly their total count), halves of the patches at a time on the pool's
+/// threads.
+fn copy_rows(patches: &[Patch], rows: &[Row], out: &mut [std::mem::MaybeUninit<Row>]) {
+    if patches.len() <= PARALLEL_COPY {
+        let mut at = 0;
+        for p in patches {
+            for (slot, row) in out[at..at + p.count].iter_mut().zip(&rows[p.first..]) {
+                slot.write(*row);
+            }
+            at += p.count;
+        }
+        return;
+    }
+    let (left, right) = patches.split_at(patches.len() / 2);
+    let n: usize = left.iter().map(|p| p.count).sum();
+    let (to_left, to_right) = out.split_at_mut(n);
+    rayon::join(
+        || copy_rows(left, rows, to_left),
+        || copy_rows(right, rows, to_right),
+    );
 }
 
 impl Row {

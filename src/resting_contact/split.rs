@@ -313,7 +313,7 @@ pub(super) fn group_parts(tree: &mut Tree, constraints: &mut Constraints) {
         by_part[cursor[r]] = k as u32;
         cursor[r] += 1;
     }
-    constraints.gather_patches(by_part.iter().copied());
+    constraints.gather_patches(by_part);
     // Rows in patch order, so each node's rows are one slice.
     constraints.gather_rows();
     let rows_until = |n: usize| {
