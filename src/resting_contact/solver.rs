@@ -17,7 +17,7 @@ use super::shock::ShockLevels;
 use super::slots::Velocities;
 use super::split::{assign_slots, group_parts, Tree};
 use super::sweep::sweep_parts;
-use super::warm_start::{warm_start, WarmStartCache};
+use super::warm_start::{warm_impulses, warm_start, WarmStartCache};
 use super::{ContactImpulse, RestingContact, StepReport, StepSettings};
 use crate::body::Body;
 
@@ -123,8 +123,12 @@ impl Solver {
         let prepared = std::time::Instant::now();
         push.take_pushes(bodies, contacts);
         prepare_contacts(constraints, prepare, bodies, contacts, settings);
+        // The warm impulses are found while the patches are in pair order, their rows one
+        // after the other (on all cores), and applied once the bodies have their slots.
+        let span = warm.span(h);
         if whole_step {
             warm.find_previous(&mut constraints.patches);
+            warm_impulses(warm, constraints, bodies, warm.scale(span));
         }
         constraints.order_bottom_up();
         assign_slots(
@@ -135,9 +139,8 @@ impl Solver {
             settings.gravity,
         );
         // Warm start.
-        let span = warm.span(h);
         if whole_step {
-            warm_start(warm, constraints, velocities, bodies, warm.scale(span));
+            warm_start(warm, constraints, velocities);
         }
         // Sweeps, then shock propagation, over the tree of parts.
         group_parts(tree, constraints);

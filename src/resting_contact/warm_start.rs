@@ -5,7 +5,7 @@
 //! chain from zero.
 
 use super::friction::sliding_shares;
-use super::patch::{tracked, Constraints, Load, Patch};
+use super::patch::{tracked, Constraints, Load, Patch, Row};
 use super::slots::{read, Velocities, STILL};
 use crate::body::Body;
 use glam::DVec3;
@@ -164,17 +164,23 @@ impl WarmStartCache {
     }
 }
 
+/// Steps of fewer patches than this find their warm impulses on the calling thread.
+const PARALLEL_PATCHES: usize = 256;
+
 /// Starts each row from the impulse its contact had at the end of the previous step (same
 /// pair, same point on the tracked body within a few percent of the body's size), and each
-/// patch from its pair's friction impulses, kept inside the new friction cone; applies
-/// them. A resting pile then needs only the change since the last step, not to rebuild its
-/// whole weight chain from zero. The previous impulses are multiplied by `scale`: the
-/// span of time this step's impulses carry the contact forces over, to the last one's
-/// ([`WarmStartCache::span`]). Changes the moving slots' velocities.
-pub(super) fn warm_start(
+/// patch from its pair's friction impulses, kept inside the new friction cone: the impulses
+/// only, which [`warm_start`] then applies. A resting pile then needs only the change since
+/// the last step, not to rebuild its whole weight chain from zero. The previous impulses are
+/// multiplied by `scale`: the span of time this step's impulses carry the contact forces
+/// over, to the last one's ([`WarmStartCache::span`]).
+///
+/// Each patch's impulses depend on its own rows and the cache only, so a large step finds
+/// them on all cores: called with the patches in pair order, whose rows follow one another,
+/// halves of the patches each take their own part of the rows.
+pub(super) fn warm_impulses(
     cache: &WarmStartCache,
     constraints: &mut Constraints,
-    velocities: &mut Velocities,
     bodies: &[Body],
     scale: f64,
 ) {
@@ -182,23 +188,48 @@ pub(super) fn warm_start(
         return;
     }
     let Constraints { rows, patches, .. } = constraints;
+    let row_base = patches.first().map_or(0, |p| p.first);
+    warm_part(
+        cache,
+        patches,
+        &mut rows[row_base..],
+        row_base,
+        bodies,
+        scale,
+    );
+}
+
+/// [`warm_impulses`] of `patches`, whose rows are `rows` from the step's row `row_base` on.
+fn warm_part(
+    cache: &WarmStartCache,
+    patches: &mut [Patch],
+    rows: &mut [Row],
+    row_base: usize,
+    bodies: &[Body],
+    scale: f64,
+) {
+    if patches.len() > PARALLEL_PATCHES {
+        let (left, right) = patches.split_at_mut(patches.len() / 2);
+        let split = right[0].first;
+        let (left_rows, right_rows) = rows.split_at_mut(split - row_base);
+        rayon::join(
+            || warm_part(cache, left, left_rows, row_base, bodies, scale),
+            || warm_part(cache, right, right_rows, split, bodies, scale),
+        );
+        return;
+    }
     for patch in patches.iter_mut() {
         let (a, b) = (patch.a, patch.b);
         let key = (a as u32, b as u32);
         let t = tracked(bodies, a, b);
         let reach = 0.05 * bodies[t].bounding_radius.min(1e3);
-        let (sa, sb) = (patch.sa, patch.sb);
-        let (mut va, mut vb) = (
-            read(sa, &velocities.moving, &velocities.still),
-            read(sb, &velocities.moving, &velocities.still),
-        );
-        let (a_moves, b_moves) = (sa & STILL == 0, sb & STILL == 0);
         let mut load = Load::default();
         let earlier = match patch.previous_rows {
             u32::MAX => &[][..],
             start => &cache.previous[start as usize..],
         };
-        for row in &mut rows[patch.first..patch.first + patch.count] {
+        let first = patch.first - row_base;
+        for row in &mut rows[first..first + patch.count] {
             let mut best = None;
             let mut best_d = reach * reach;
             for old in earlier.iter().take_while(|x| (x.a, x.b) == key) {
@@ -216,18 +247,11 @@ pub(super) fn warm_start(
             }
             row.impulse = pn;
             load.add(pn, row);
-            row.apply_to(&mut va, &mut vb, a_moves, b_moves, pn);
         }
-        // `u32::MAX`: the pair had no patch last step (said outright, as for the rows, not
-        // left to an index out of range).
-        let old = match patch.previous_patch {
-            u32::MAX => None,
-            k => cache.previous_patches.get(k as usize),
-        };
-        if let Some(old) = old {
+        if let Some(old) = previous_patch(cache, patch) {
             let n = patch.normal;
             let mut pt = (old.tangential - old.tangential.dot(n) * n) * scale;
-            let rows = &rows[patch.first..patch.first + patch.count];
+            let rows = &rows[first..first + patch.count];
             let (slide_share, twist_share) = sliding_shares(patch, rows);
             let limit = patch.friction * slide_share * load.total;
             if pt.length() > limit {
@@ -244,8 +268,50 @@ pub(super) fn warm_start(
             };
             patch.tangential = pt;
             patch.twist = tw;
+        }
+    }
+}
+
+/// The patch's entry of the previous step, if it had one (`u32::MAX`: the pair had no patch
+/// last step, said outright, as for the rows, not left to an index out of range).
+fn previous_patch<'c>(cache: &'c WarmStartCache, patch: &Patch) -> Option<&'c SolvedPatch> {
+    match patch.previous_patch {
+        u32::MAX => None,
+        k => cache.previous_patches.get(k as usize),
+    }
+}
+
+/// Applies the warm impulses [`warm_impulses`] gave the rows and patches, patch by patch in
+/// their present order: each row's normal impulse, then the patch's friction at the centre of
+/// the warm loads' pressure, as the sweeps apply them. Changes the moving slots' velocities.
+pub(super) fn warm_start(
+    cache: &WarmStartCache,
+    constraints: &mut Constraints,
+    velocities: &mut Velocities,
+) {
+    if cache.previous.is_empty() {
+        return;
+    }
+    let Constraints { rows, patches, .. } = constraints;
+    for patch in patches.iter_mut() {
+        let (sa, sb) = (patch.sa, patch.sb);
+        let (mut va, mut vb) = (
+            read(sa, &velocities.moving, &velocities.still),
+            read(sb, &velocities.moving, &velocities.still),
+        );
+        let (a_moves, b_moves) = (sa & STILL == 0, sb & STILL == 0);
+        let mut load = Load::default();
+        // The rows given an impulse (all others are still at zero, as prepared).
+        for row in &rows[patch.first..patch.first + patch.count] {
+            if row.impulse != 0.0 {
+                load.add(row.impulse, row);
+                row.apply_to(&mut va, &mut vb, a_moves, b_moves, row.impulse);
+            }
+        }
+        if previous_patch(cache, patch).is_some() {
             // At the centre of the warm loads' pressure, as the sweeps apply it.
             let at = patch.pressure_point(&load);
+            let (pt, tw) = (patch.tangential, patch.twist);
             patch.apply_at(&mut va, &mut vb, [a_moves, b_moves], at, pt, tw);
         }
         if a_moves {
