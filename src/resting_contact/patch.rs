@@ -290,11 +290,13 @@ fn copy_rows(patches: &[Patch], rows: &[Row], out: &mut [std::mem::MaybeUninit<R
     if patches.len() <= PARALLEL_COPY {
         let mut at = 0;
         for p in patches {
-            for (slot, row) in out[at..at + p.count].iter_mut().zip(&rows[p.first..]) {
+            let from = &rows[p.first..p.first + p.count];
+            for (slot, row) in out[at..at + p.count].iter_mut().zip(from) {
                 slot.write(*row);
             }
             at += p.count;
         }
+        assert_eq!(at, out.len(), "the rows' copy must fill its place");
         return;
     }
     let (left, right) = patches.split_at(patches.len() / 2);

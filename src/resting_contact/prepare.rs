@@ -129,6 +129,11 @@ fn copy_into<T: Copy + Send + Sync>(
     match chunks {
         [] => return,
         [one] => {
+            assert_eq!(
+                out.len(),
+                part(one).len(),
+                "a chunk's copy must fill its place"
+            );
             for (slot, x) in out.iter_mut().zip(part(one)) {
                 slot.write(*x);
             }
