@@ -66,6 +66,7 @@ mod crew;
 mod device_sweep;
 mod friction;
 mod lanes;
+mod parallel_append;
 mod patch;
 mod prediction;
 mod prepare;
@@ -116,6 +117,15 @@ impl RestingContact {
             normal: p.normal,
             separation: p.separation,
             friction,
+        }
+    }
+
+    /// Its point as the narrow phase gives one: the inverse of [`RestingContact::at`].
+    pub fn point(&self) -> ContactPoint {
+        ContactPoint {
+            position: self.position,
+            separation: self.separation,
+            normal: self.normal,
         }
     }
 }

@@ -3,6 +3,7 @@
 //! and the orders they are swept in, and how an impulse on each is applied to the two bodies'
 //! velocities.
 
+use super::parallel_append::append_pieces;
 use super::slots::Vel;
 use crate::body::Body;
 use glam::{DMat3, DVec3};
@@ -232,17 +233,14 @@ impl Constraints {
     /// are one slice. A large step's rows (megabytes) are copied in halves on the pool's
     /// threads, each half of the patches into its own part of the new buffer.
     pub(super) fn gather_rows(&mut self) {
-        let total: usize = self.patches.iter().map(|p| p.count).sum();
         self.reordered.clear();
-        self.reordered.reserve(total);
-        copy_rows(
+        let rows = &self.rows;
+        append_pieces(
+            &mut self.reordered,
             &self.patches,
-            &self.rows,
-            &mut self.reordered.spare_capacity_mut()[..total],
+            |p| &rows[p.first..p.first + p.count],
+            PARALLEL_COPY,
         );
-        // SAFETY: `copy_rows` wrote every one of the `total` rows (the patches' counts sum to
-        // it), and `Row: Copy` has no drop to run.
-        unsafe { self.reordered.set_len(total) };
         let mut first = 0;
         for patch in self.patches.iter_mut() {
             patch.first = first;
@@ -253,8 +251,8 @@ impl Constraints {
     }
 }
 
-/// Patches a thread copies at a time in [`gather`] and [`copy_rows`]: below it, handing a part
-/// to another thread costs more than the copy.
+/// Patches a thread copies at a time in [`gather`] and [`Constraints::gather_rows`]: below it,
+/// handing a part to another thread costs more than the copy.
 const PARALLEL_COPY: usize = 256;
 
 /// Puts `patches` in the order `order` (each entry's present index `index(entry)`, once each)
@@ -281,31 +279,6 @@ fn gather<T: Sync>(
         .map(|x| from[index(x) as usize])
         .collect_into_vec(gathered);
     std::mem::swap(patches, gathered);
-}
-
-/// Copies the rows of `patches` (each its `rows[first..first + count]`), patch after patch,
-/// into `out` (exactly their total count), halves of the patches at a time on the pool's
-/// threads.
-fn copy_rows(patches: &[Patch], rows: &[Row], out: &mut [std::mem::MaybeUninit<Row>]) {
-    if patches.len() <= PARALLEL_COPY {
-        let mut at = 0;
-        for p in patches {
-            let from = &rows[p.first..p.first + p.count];
-            for (slot, row) in out[at..at + p.count].iter_mut().zip(from) {
-                slot.write(*row);
-            }
-            at += p.count;
-        }
-        assert_eq!(at, out.len(), "the rows' copy must fill its place");
-        return;
-    }
-    let (left, right) = patches.split_at(patches.len() / 2);
-    let n: usize = left.iter().map(|p| p.count).sum();
-    let (to_left, to_right) = out.split_at_mut(n);
-    rayon::join(
-        || copy_rows(left, rows, to_left),
-        || copy_rows(right, rows, to_right),
-    );
 }
 
 impl Row {

@@ -2,6 +2,7 @@
 //! normal rows (one per point, eq. 8 with a target) and its friction patch or patches, with the
 //! effective masses, biases and drifts the sweeps use, taken once at the step's start.
 
+use super::parallel_append::append_pieces;
 use super::patch::{tangent_inverse, tracked, Constraints, Patch, Row};
 use super::prediction::{bias, flight_slip, push_bias, relative_acceleration};
 use super::{RestingContact, StepSettings};
@@ -98,56 +99,10 @@ pub(super) fn prepare_contacts(
         base += built.rows.len();
         rank += built.patches.len() as u32;
     }
-    append_chunks(&mut constraints.rows, built, |b| &b.rows);
-    append_chunks(&mut constraints.patches, built, |b| &b.patches);
-}
-
-/// Appends the arrays `part` of `chunks` to `out` in chunk order, the chunks copied on all
-/// cores (a large step's rows are megabytes: one thread copying them took a third of the
-/// prepare stage).
-fn append_chunks<T: Copy + Send + Sync>(
-    out: &mut Vec<T>,
-    chunks: &[Built],
-    part: impl Fn(&Built) -> &[T] + Sync,
-) {
-    let total: usize = chunks.iter().map(|b| part(b).len()).sum();
-    out.reserve(total);
-    let len = out.len();
-    copy_into(&mut out.spare_capacity_mut()[..total], chunks, &part);
-    // SAFETY: `copy_into` wrote every one of the `total` elements after `len` (the chunks'
-    // lengths sum to `total`), and `T: Copy` has no drop to run.
-    unsafe { out.set_len(len + total) };
-}
-
-/// Copies the arrays `part` of `chunks`, in order, into `out` (exactly their total length),
-/// halves at a time on the pool's threads.
-fn copy_into<T: Copy + Send + Sync>(
-    out: &mut [std::mem::MaybeUninit<T>],
-    chunks: &[Built],
-    part: &(impl Fn(&Built) -> &[T] + Sync),
-) {
-    match chunks {
-        [] => return,
-        [one] => {
-            assert_eq!(
-                out.len(),
-                part(one).len(),
-                "a chunk's copy must fill its place"
-            );
-            for (slot, x) in out.iter_mut().zip(part(one)) {
-                slot.write(*x);
-            }
-            return;
-        }
-        _ => {}
-    }
-    let (left, right) = chunks.split_at(chunks.len() / 2);
-    let n: usize = left.iter().map(|b| part(b).len()).sum();
-    let (to_left, to_right) = out.split_at_mut(n);
-    rayon::join(
-        || copy_into(to_left, left, part),
-        || copy_into(to_right, right, part),
-    );
+    // A large step's rows are megabytes: one thread appending them took a third of the
+    // prepare stage.
+    append_pieces(&mut constraints.rows, built, |b| &b.rows, 1);
+    append_pieces(&mut constraints.patches, built, |b| &b.patches, 1);
 }
 
 /// Adds one pair's contacts (`run`) as patches: one for all of them, unless they lie on

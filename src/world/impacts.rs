@@ -321,12 +321,7 @@ impl Stores {
         let (bodies, contacts) = (&self.bodies, &self.contacts.step.contacts);
         let speed = |&(k, _): &(u32, f64)| {
             let c = &contacts[k as usize];
-            let p = ContactPoint {
-                position: c.position,
-                separation: c.separation,
-                normal: c.normal,
-            };
-            normal_speed(bodies, c.a as usize, c.b as usize, &p)
+            normal_speed(bodies, c.a as usize, c.b as usize, &c.point())
         };
         set.island_points
             .par_iter()
@@ -336,13 +331,8 @@ impl Stores {
         for (&(k, fast), &un) in set.island_points.iter().zip(&set.speeds) {
             if un < -1e-12 && -un >= fast {
                 let c = self.contacts.step.contacts[k as usize];
-                let p = ContactPoint {
-                    position: c.position,
-                    separation: c.separation,
-                    normal: c.normal,
-                };
                 set.rows
-                    .push(self.impact_row(c.a as usize, c.b as usize, &p, un));
+                    .push(self.impact_row(c.a as usize, c.b as usize, &c.point(), un));
             }
         }
         if set.rows.is_empty() {

@@ -196,7 +196,6 @@ fn device_sweeps_match_the_f64_coloured_sweeps() {
 fn a_collision_round_through_the_device_path_matches_the_host() {
     use super::impacts::ImpactScratch;
     use super::island_step::STEP;
-    use crate::narrow_phase::ContactPoint;
     use crate::stages::collision_round::{
         collision_round, CollisionRounds, RoundInput, RoundOutput,
     };
@@ -231,11 +230,7 @@ fn a_collision_round_through_the_device_path_matches_the_host() {
     let mut set = ImpactScratch::default();
     for c in &contacts {
         let (x, y) = (c.a as usize, c.b as usize);
-        let p = ContactPoint {
-            position: c.position,
-            separation: c.separation,
-            normal: c.normal,
-        };
+        let p = c.point();
         let un = s.normal_speed(x, y, &p);
         if un < 0.0 {
             set.rows.push(s.impact_row(x, y, &p, un));
