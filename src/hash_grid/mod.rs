@@ -40,6 +40,8 @@ pub struct HashGrid {
     listed: Vec<(u64, u32)>,
     /// A query's candidates when its box is not inside its body's fat box (scratch).
     found: Vec<u32>,
+    /// The pairs of each piece of bodies in [`HashGrid::overlapping_pairs`] (scratch).
+    pieces: Vec<Vec<(usize, usize)>>,
 }
 
 impl HashGrid {
@@ -147,14 +149,17 @@ impl HashGrid {
     /// Every pair `(min, max)` of bodies whose boxes (in `boxes`) overlap, at least one of
     /// them leading (`leads(i)`), kept if `keep(lead, other)` says so (`lead` the lower index
     /// if both lead), into `out` (cleared first) in pair order. Every box is first fitted into
-    /// its fat box; then each body's neighbours above it are read from its list, ascending.
+    /// its fat box; then each body's neighbours above it are read from its list, ascending: a
+    /// large step's bodies in pieces on the pool's threads, each piece's pairs into its own
+    /// buffer, appended in body order (the same list on any number of threads).
     pub fn overlapping_pairs(
         &mut self,
         boxes: &[Aabb],
         leads: impl Fn(usize) -> bool,
-        keep: impl Fn(usize, usize) -> bool,
+        keep: impl Fn(usize, usize) -> bool + Sync,
         out: &mut Vec<(usize, usize)>,
     ) {
+        use rayon::prelude::*;
         let n = boxes.len();
         if self.fat.len() != n {
             self.fat.resize(n);
@@ -165,23 +170,48 @@ impl HashGrid {
         self.leading.clear();
         self.leading.extend((0..n).map(leads));
         out.clear();
-        for i in 0..n {
-            let near = self.fat.near(i);
-            let above = near.partition_point(|&j| j as usize <= i);
-            for &j in &near[above..] {
-                let j = j as usize;
-                let (lead, other) = match (self.leading[i], self.leading[j]) {
-                    (true, _) => (i, j),
-                    (false, true) => (j, i),
-                    (false, false) => continue,
-                };
-                if boxes[other].overlaps(&boxes[lead]) && keep(lead, other) {
-                    out.push((i, j));
+        let (fat, leading) = (&self.fat, &self.leading);
+        let list = |bodies: std::ops::Range<usize>, out: &mut Vec<(usize, usize)>| {
+            for i in bodies {
+                let near = fat.near(i);
+                let above = near.partition_point(|&j| j as usize <= i);
+                for &j in &near[above..] {
+                    let j = j as usize;
+                    let (lead, other) = match (leading[i], leading[j]) {
+                        (true, _) => (i, j),
+                        (false, true) => (j, i),
+                        (false, false) => continue,
+                    };
+                    if boxes[other].overlaps(&boxes[lead]) && keep(lead, other) {
+                        out.push((i, j));
+                    }
                 }
             }
+        };
+        if n < 2 * PAIRS_PIECE {
+            list(0..n, out);
+            return;
+        }
+        let pieces = n.div_ceil(PAIRS_PIECE);
+        if self.pieces.len() < pieces {
+            self.pieces.resize_with(pieces, Vec::new);
+        }
+        self.pieces[..pieces]
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(k, piece)| {
+                piece.clear();
+                list(k * PAIRS_PIECE..((k + 1) * PAIRS_PIECE).min(n), piece);
+            });
+        for piece in &self.pieces[..pieces] {
+            out.extend_from_slice(piece);
         }
     }
 }
+
+/// Bodies whose pairs one thread lists at a time in [`HashGrid::overlapping_pairs`]: a few
+/// thousand neighbours to test, more than a hand-over to another thread costs.
+const PAIRS_PIECE: usize = 256;
 
 #[cfg(test)]
 mod tests {
@@ -220,7 +250,9 @@ mod tests {
 
     #[test]
     fn finds_the_same_pairs_as_brute_force() {
-        let boxes = scattered(300, &mut stream(12345));
+        // More bodies than two pieces (`PAIRS_PIECE`): their pairs are listed on the pool's
+        // threads and appended in order.
+        let boxes = scattered(5 * PAIRS_PIECE, &mut stream(12345));
         let mut bp = HashGrid::default();
         bp.rebuild(&boxes, |_| true);
         // All pairs at once against all pairs by brute force; every second body leads (a pair

@@ -27,10 +27,15 @@ pub(super) const AXIS_SLACK: usize = 1024;
 /// Buffers of a step's seeding ([`Stores::seed_pairs`]).
 #[derive(Default)]
 pub(super) struct Seeding {
-    /// The step's pairs that need a first bound, with their place in the step's pairs.
-    pub(super) fresh_pairs: Vec<(usize, usize, usize)>,
-    /// Those pairs' first bounds.
-    pub(super) fresh_bounds: Vec<FirstBound>,
+    /// Each of the step's pairs' bound, in the step's pair order.
+    pub(super) bounds: Vec<Seed>,
+}
+
+/// A pair's bound at a step's start: kept from an earlier step, or a first bound.
+#[derive(Clone, Copy)]
+pub(super) enum Seed {
+    Kept(PairEvent),
+    Fresh(FirstBound),
 }
 
 /// What the bound policy reads and never writes: the bodies, the settings, the pairs a contact
@@ -336,18 +341,6 @@ impl Pairs {
         }
     }
 
-    /// The bound kept from an earlier step for pair (a, b), if both bodies still have the
-    /// versions it was computed with; taken out of the cache either way.
-    pub(super) fn earlier_bound(
-        &mut self,
-        bodies: &[Body],
-        a: usize,
-        b: usize,
-    ) -> Option<PairEvent> {
-        let ev = self.bounds.earlier.remove(&(a as u32, b as u32))?;
-        (ev.version_a == bodies[a].version && ev.version_b == bodies[b].version).then_some(ev)
-    }
-
     /// Starts seeding a step: last step's kept bounds become the ones to draw from.
     pub(super) fn begin_seeding(&mut self) {
         std::mem::swap(&mut self.bounds.earlier, &mut self.bounds.later);
@@ -370,28 +363,26 @@ impl Pairs {
     ) {
         use rayon::prelude::*;
         self.prune_last_axes(counts, pairs);
-        let Seeding {
-            fresh_pairs: fresh,
-            fresh_bounds: bounds,
-        } = seeding;
-        fresh.clear();
-        for (k, &(a, b)) in pairs.iter().enumerate() {
-            if let Some(ev) = self.earlier_bound(inputs.bodies, a, b) {
-                counts.kept_bounds += 1;
-                self.push(inputs, a, b, ev.time, ev.kind);
-            } else {
-                fresh.push((a, b, k));
-            }
-        }
+        let bounds = &mut seeding.bounds;
         bounds.clear();
         let (bodies, last_axis, held) = (inputs.bodies, &self.bounds.last_axis, inputs.held);
+        let earlier = &self.bounds.earlier;
         let (gravity, epsilon) = (inputs.settings.gravity, inputs.settings.epsilon);
         let horizon = inputs.frame_end - t0;
-        bounds.par_extend(fresh.par_iter().with_min_len(256).map(|&(a, b, k)| {
-            let axis = last_axis.get(&(a as u32, b as u32)).copied();
+        // Each pair's kept bound or first bound, on all cores. The kept bounds are only read
+        // here (the caller empties them once the step is seeded), so no lookup waits on a
+        // removal.
+        let seed = |(k, &(a, b)): (usize, &(usize, usize))| {
+            let key = (a as u32, b as u32);
+            if let Some(ev) = earlier.get(&key) {
+                if ev.version_a == bodies[a].version && ev.version_b == bodies[b].version {
+                    return Seed::Kept(*ev);
+                }
+            }
+            let axis = last_axis.get(&key).copied();
             // The stages bound constant velocities: a body on a path gets the host's bound.
             let path = bodies[a].path.is_some() || bodies[b].path.is_some();
-            match (axis, stage_bounds) {
+            Seed::Fresh(match (axis, stage_bounds) {
                 (None, Some(_)) if path => {
                     let band = pair_band(held, bodies, epsilon, (a, b));
                     first_bound(
@@ -409,10 +400,21 @@ impl Pairs {
                         &bodies[a], &bodies[b], axis, gravity, epsilon, band, horizon,
                     )
                 }
+            })
+        };
+        bounds.par_extend(pairs.par_iter().enumerate().with_min_len(256).map(seed));
+        // Pushed in pair order, the kept bounds first: the heap is the same on any number of
+        // threads.
+        for (&(a, b), seed) in pairs.iter().zip(bounds.iter()) {
+            if let Seed::Kept(ev) = *seed {
+                counts.kept_bounds += 1;
+                self.push(inputs, a, b, ev.time, ev.kind);
             }
-        }));
-        for (&(a, b, _), &bound) in fresh.iter().zip(bounds.iter()) {
-            self.push_first_bound(inputs, counts, (a, b), t0, bound);
+        }
+        for (&(a, b), seed) in pairs.iter().zip(bounds.iter()) {
+            if let Seed::Fresh(bound) = *seed {
+                self.push_first_bound(inputs, counts, (a, b), t0, bound);
+            }
         }
     }
 

@@ -8,6 +8,7 @@ use super::contact_band::{RESTING_MARGIN, RESTING_TARGET};
 use super::counts::GeometryFailure;
 use super::pair_bound::axis_gap;
 use super::stores::Stores;
+use super::swept_boxes::PARALLEL_BOXES;
 use super::EventKind;
 use super::Scratch;
 use crate::body::Body;
@@ -59,7 +60,7 @@ impl Stores {
         self.decide_jams(self.clock.time);
         let mut jam_time = clock.elapsed().as_secs_f64();
         let gathering = std::time::Instant::now();
-        self.gather_resting_contacts(h, &mut s.step_pairs);
+        self.gather_resting_contacts(h, &mut s.step_pairs, &mut s.measured);
         self.stats.stage_times.contact_gather += gathering.elapsed().as_secs_f64();
         if self.contacts.step.contacts.is_empty() {
             self.note_jam_time(jam_time);
@@ -90,7 +91,12 @@ impl Stores {
     /// The contact step's first half: the resting contacts of the step's pairs (`pairs`, a
     /// buffer), each pair that has one held from now on; last step's held pairs become the
     /// previous ones (a double buffer: their tracked points may be reused).
-    fn gather_resting_contacts(&mut self, h: f64, pairs: &mut Vec<(usize, usize)>) {
+    fn gather_resting_contacts(
+        &mut self,
+        h: f64,
+        pairs: &mut Vec<(usize, usize)>,
+        measured: &mut Vec<MeasuredChunk>,
+    ) {
         std::mem::swap(
             &mut self.contacts.held.pairs,
             &mut self.contacts.held.previous_pairs,
@@ -132,88 +138,53 @@ impl Stores {
         }
         // Present boxes grown by the margin (and the reach): the pairs that can have a point
         // that close.
-        self.pairs.boxes.clear();
-        for (i, b) in self.bodies.iter().enumerate() {
+        let grown = |(i, b): (usize, &Body)| {
             let (min, max) = b.collider.aabb(&b.pose());
-            let reach = reach_of(&self.jams.reach, i);
-            self.pairs
-                .boxes
-                .push(Aabb { min, max }.grown(margin + reach));
+            Aabb { min, max }.grown(margin + reach_of(&self.jams.reach, i))
+        };
+        let boxes = &mut self.pairs.boxes;
+        boxes.clear();
+        if self.bodies.len() < PARALLEL_BOXES {
+            boxes.extend(self.bodies.iter().enumerate().map(grown));
+        } else {
+            use rayon::prelude::*;
+            let each = self.bodies.par_iter().enumerate();
+            boxes.par_extend(each.with_min_len(PARALLEL_BOXES / 4).map(grown));
         }
         self.pairs_of_boxes(Body::is_awake_dynamic, |_, _| true, pairs);
         if !self.joints.is_empty() {
             pairs.retain(|&(a, b)| !self.joints.joined(a, b));
         }
-        // The proximity queries are independent: run them on all cores, each chunk into its
-        // own flat list, and read the results back in pair order (so the step is the same on
-        // any number of threads).
+        // The proximity queries and what each pair's points make of the step are independent:
+        // run on all cores, each chunk into its own buffers, and read back in pair order (so
+        // the step is the same on any number of threads).
         let failed = std::sync::Mutex::new(None);
-        let measured = self.measure_pairs(pairs, margin, &failed);
+        let chunks = pairs.len().div_ceil(MEASURE_CHUNK);
+        if measured.len() < chunks {
+            measured.resize_with(chunks, MeasuredChunk::default);
+        }
+        self.measure_pairs(pairs, (margin, h), &mut measured[..chunks], &failed);
         if let Some((_, failure)) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
             self.note_geometry_failure(failure);
         }
-        for (chunk, (meta, points)) in pairs.chunks(MEASURE_CHUNK).zip(&measured) {
-            for (&(a, b), &(d, from, to, reused)) in chunk.iter().zip(meta) {
+        for (chunk, m) in pairs.chunks(MEASURE_CHUNK).zip(&measured[..chunks]) {
+            for (&(a, b), &(d, from, to, reused)) in chunk.iter().zip(&m.meta) {
                 if from == usize::MAX {
                     continue; // apart along its last axis: not queried
                 }
                 if reused == u32::MAX {
-                    let normal = points[from..to].first().map(|p| p.normal);
+                    let normal = m.points[from..to].first().map(|p| p.normal);
                     self.note_measured(a, b, d, normal);
                 } else {
                     self.stats.counts.tracked_pairs += 1;
                 }
-                let reach = &self.jams.reach;
-                let margin = margin + reach_of(reach, a) + reach_of(reach, b);
-                if d > margin {
-                    continue;
-                }
-                let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
-                let material = self.settings.materials.pair(ba.material, bb.material);
-                let (friction, resting_speed) = (
-                    material.friction,
-                    self.resting_speed(material.restitution, h),
-                );
-                let mut any = false;
-                let near = || points[from..to].iter().filter(|p| p.separation <= margin);
-                // A jammed island's pair takes its colliding points too: the step's collision
-                // rounds resolve them before the contacts are solved.
-                let jammed = self.jammed_pair(a, b);
-                for p in near() {
-                    let un = (ba.point_velocity(p.position) - bb.point_velocity(p.position))
-                        .dot(p.normal);
-                    if -un < resting_speed || jammed {
-                        let touching = p.separation <= RESTING_MARGIN * eps;
-                        self.contacts.step.fast += usize::from(-un >= resting_speed && touching);
-                        // A pair is held for its points within the resting margin only: one
-                        // with speculative points alone is solved with the step but stays an
-                        // ordinary pair for the events.
-                        any |= touching;
-                        self.contacts
-                            .step
-                            .contacts
-                            .push(RestingContact::at(a, b, p, friction));
-                    }
-                }
-                if any {
-                    // A pair taken from its tracked points keeps them all, so their slide is
-                    // still counted from where they were measured.
-                    let first = self.contacts.held.points.len() as u32;
-                    if reused == u32::MAX {
-                        self.contacts.held.points.extend(
-                            near()
-                                .filter(|p| p.separation <= RESTING_MARGIN * eps)
-                                .map(|p| TrackedPoint::new(ba, bb, p)),
-                        );
-                    } else {
-                        let (r, n) = (reused as usize, to - from);
-                        self.contacts
-                            .held
-                            .points
-                            .extend_from_slice(&self.contacts.held.previous_points[r..r + n]);
-                    }
-                    self.hold(a, b, (first, self.contacts.held.points.len() as u32));
-                }
+            }
+            self.contacts.step.contacts.extend_from_slice(&m.contacts);
+            self.contacts.step.fast += m.fast;
+            let base = self.contacts.held.points.len() as u32;
+            self.contacts.held.points.extend_from_slice(&m.tracked);
+            for &(a, b, from, to) in &m.held {
+                self.hold(a, b, (base + from, base + to));
             }
         }
     }
@@ -304,28 +275,30 @@ impl Stores {
     }
 
     /// Proximity of every pair in `pairs` (bodies at their current states), `margin` as for
-    /// [`Self::measure_within`], in parallel: per chunk of [`MEASURE_CHUNK`] pairs, the
-    /// `(distance, first, end, reused)` of each pair's points in the chunk's point list. A pair
-    /// of convex bodies that is farther apart than `margin` along its last separating axis is
-    /// not queried: the gap along any axis is a lower bound on the distance (separating-axis
-    /// theorem), so the query would find no point within the margin either; its entry is that
-    /// gap with `first == end == usize::MAX` (no query made). A pair the previous contact step
-    /// held whose tracked points all moved less than `REUSED_SLIDE`·ε_c since they were
-    /// measured takes its points from them (one per tracked point, in order; `reused` is the
-    /// first one's index in `previous_points`, else `u32::MAX`), its distance the least of
-    /// their separations: a feature that was beyond the margin then is still beyond the margin
-    /// less that slide, 1.75 ε_c, too far to be a resting contact of this step (and every pair
+    /// [`Self::measure_within`], in parallel, each chunk of [`MEASURE_CHUNK`] pairs into its
+    /// [`MeasuredChunk`] of `chunks`: the `(distance, first, end, reused)` of each pair's
+    /// points in the chunk's point list, then what they make of a contact step `h` long (its
+    /// resting contacts, the pairs it holds and their tracked points). A pair of convex bodies
+    /// that is farther apart than `margin` along its last separating axis is not queried: the
+    /// gap along any axis is a lower bound on the distance (separating-axis theorem), so the
+    /// query would find no point within the margin either; its entry is that gap with
+    /// `first == end == usize::MAX` (no query made). A pair the previous contact step held
+    /// whose tracked points all moved less than `REUSED_SLIDE`·ε_c since they were measured
+    /// takes its points from them (one per tracked point, in order; `reused` is the first
+    /// one's index in `previous_points`, else `u32::MAX`), its distance the least of their
+    /// separations: a feature that was beyond the margin then is still beyond the margin less
+    /// that slide, 1.75 ε_c, too far to be a resting contact of this step (and every pair
     /// stays bounded and measured exactly by the event loop whatever the step holds).
-    #[allow(clippy::type_complexity)]
     ///
     /// A query the geometry library fails reads as apart; the failure of the lowest such pair
     /// goes into `failed` (the lowest, so that it does not depend on the threads' order).
     pub(super) fn measure_pairs(
         &self,
         pairs: &[(usize, usize)],
-        margin: f64,
+        (margin, h): (f64, f64),
+        chunks: &mut [MeasuredChunk],
         failed: &std::sync::Mutex<Option<((usize, usize), GeometryFailure)>>,
-    ) -> Vec<(Vec<(f64, usize, usize, u32)>, Vec<ContactPoint>)> {
+    ) {
         let reach = &self.jams.reach;
         let reach_ahead = |a: usize, b: usize| reach_of(reach, a) + reach_of(reach, b);
         use rayon::prelude::*;
@@ -347,45 +320,103 @@ impl Stores {
             Some((d, from))
         };
         let axis_gap = |a: usize, b: usize| axis_gap(bodies, last_axis, a, b);
-        pairs
-            .par_chunks(MEASURE_CHUNK)
-            .map(|chunk| {
-                let mut meta = Vec::with_capacity(chunk.len());
-                let mut points = Vec::new();
-                let mut out = Vec::new();
+        chunks
+            .par_iter_mut()
+            .zip(pairs.par_chunks(MEASURE_CHUNK))
+            .for_each(|(m, chunk)| {
+                m.clear();
                 for &(a, b) in chunk {
                     let margin = margin + reach_ahead(a, b);
                     if let Some(gap) = axis_gap(a, b).filter(|&g| g > margin) {
-                        meta.push((gap, usize::MAX, usize::MAX, u32::MAX));
+                        m.meta.push((gap, usize::MAX, usize::MAX, u32::MAX));
                         continue;
                     }
-                    let from = points.len();
+                    let from = m.points.len();
                     // Tracked points are the features within the resting margin: a pair that
                     // reaches ahead may have others within its own.
                     let tracked = match reach_ahead(a, b) > 0.0 {
                         true => None,
-                        false => reuse(a, b, &mut points),
+                        false => reuse(a, b, &mut m.points),
                     };
-                    if let Some((d, first)) = tracked {
-                        meta.push((d, from, points.len(), first));
-                        continue;
-                    }
-                    let d = match body_proximity(&bodies[a], &bodies[b], margin, &mut out) {
-                        Ok(d) => d,
-                        Err(failure) => {
-                            let mut first = failed.lock().unwrap_or_else(|e| e.into_inner());
-                            if first.as_ref().is_none_or(|(pair, _)| (a, b) < *pair) {
-                                *first = Some(((a, b), failure));
-                            }
-                            f64::INFINITY
+                    let (d, reused) = match tracked {
+                        Some((d, first)) => (d, first),
+                        None => {
+                            let d = match body_proximity(&bodies[a], &bodies[b], margin, &mut m.out)
+                            {
+                                Ok(d) => d,
+                                Err(failure) => {
+                                    let mut first =
+                                        failed.lock().unwrap_or_else(|e| e.into_inner());
+                                    if first.as_ref().is_none_or(|(pair, _)| (a, b) < *pair) {
+                                        *first = Some(((a, b), failure));
+                                    }
+                                    f64::INFINITY
+                                }
+                            };
+                            m.points.extend_from_slice(&m.out);
+                            (d, u32::MAX)
                         }
                     };
-                    points.extend_from_slice(&out);
-                    meta.push((d, from, points.len(), u32::MAX));
+                    m.meta.push((d, from, m.points.len(), reused));
+                    if d <= margin {
+                        self.sort_points(m, (a, b), (from, reused), (margin, h));
+                    }
                 }
-                (meta, points)
-            })
-            .collect()
+            });
+    }
+
+    /// The resting contacts of pair (a, b) among its points `m.points[from..]` (all of them
+    /// from the query, or reused from the tracked points at `reused`), into `m`; if any is
+    /// within the resting margin, the pair is held with its tracked points.
+    fn sort_points(
+        &self,
+        m: &mut MeasuredChunk,
+        (a, b): (usize, usize),
+        (from, reused): (usize, u32),
+        (margin, h): (f64, f64),
+    ) {
+        let eps = self.settings.epsilon;
+        let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
+        let material = self.settings.materials.pair(ba.material, bb.material);
+        let (friction, resting_speed) = (
+            material.friction,
+            self.resting_speed(material.restitution, h),
+        );
+        let mut any = false;
+        let points = &m.points[from..];
+        let near = || points.iter().filter(|p| p.separation <= margin);
+        // A jammed island's pair takes its colliding points too: the step's collision rounds
+        // resolve them before the contacts are solved.
+        let jammed = self.jammed_pair(a, b);
+        for p in near() {
+            let un = (ba.point_velocity(p.position) - bb.point_velocity(p.position)).dot(p.normal);
+            if -un < resting_speed || jammed {
+                let touching = p.separation <= RESTING_MARGIN * eps;
+                m.fast += usize::from(-un >= resting_speed && touching);
+                // A pair is held for its points within the resting margin only: one with
+                // speculative points alone is solved with the step but stays an ordinary pair
+                // for the events.
+                any |= touching;
+                m.contacts.push(RestingContact::at(a, b, p, friction));
+            }
+        }
+        if any {
+            // A pair taken from its tracked points keeps them all, so their slide is still
+            // counted from where they were measured.
+            let first = m.tracked.len() as u32;
+            if reused == u32::MAX {
+                m.tracked.extend(
+                    near()
+                        .filter(|p| p.separation <= RESTING_MARGIN * eps)
+                        .map(|p| TrackedPoint::new(ba, bb, p)),
+                );
+            } else {
+                let (r, n) = (reused as usize, points.len());
+                let previous = &self.contacts.held.previous_points;
+                m.tracked.extend_from_slice(&previous[r..r + n]);
+            }
+            m.held.push((a, b, first, m.tracked.len() as u32));
+        }
     }
 
     /// Contact-step settings with step `h`, the resting target, a tolerance of `tolerance`·ε_c,
@@ -471,4 +502,34 @@ impl Stores {
 /// Body `i`'s reach over the step in `reach` (0 where no island is jammed).
 fn reach_of(reach: &[f64], i: usize) -> f64 {
     reach.get(i).copied().unwrap_or(0.0)
+}
+
+/// One chunk of a contact step's candidate pairs, measured on a pool thread and sorted into the
+/// step's contacts there ([`Stores::measure_pairs`]); its buffers are kept from step to step.
+#[derive(Default)]
+pub(super) struct MeasuredChunk {
+    /// Per pair: its distance, its points' range in `points` (`usize::MAX`: not queried) and
+    /// the first of its reused tracked points (`u32::MAX`: measured afresh).
+    meta: Vec<(f64, usize, usize, u32)>,
+    points: Vec<ContactPoint>,
+    /// One query's points.
+    out: Vec<ContactPoint>,
+    /// The chunk's resting contacts in pair order, and how many of them collide.
+    contacts: Vec<RestingContact>,
+    fast: usize,
+    /// The pairs it holds, with their tracked points' range in `tracked`.
+    held: Vec<(usize, usize, u32, u32)>,
+    tracked: Vec<TrackedPoint>,
+}
+
+impl MeasuredChunk {
+    /// Empties it for a new step.
+    fn clear(&mut self) {
+        self.meta.clear();
+        self.points.clear();
+        self.contacts.clear();
+        self.fast = 0;
+        self.held.clear();
+        self.tracked.clear();
+    }
 }

@@ -118,6 +118,8 @@ struct Scratch {
     impact_moved: Vec<usize>,
     /// The step's candidate pairs.
     step_pairs: Vec<(usize, usize)>,
+    /// The contact step's pairs measured, by chunk.
+    measured: Vec<contact_step::MeasuredChunk>,
     /// A step's seeding.
     seeding: Seeding,
     /// Bodies a contact step touched, or a wake-up woke.

@@ -9,6 +9,10 @@ use crate::kinematic_path::KinematicPath;
 use crate::swept_aabb::{swept_aabb, Aabb};
 use glam::DVec3;
 
+/// Bodies from which a step's boxes are found on the pool's threads (fewer: on this one; an
+/// island's world in the event loop has a few dozen).
+pub(super) const PARALLEL_BOXES: usize = 512;
+
 impl Stores {
     /// Swept box of body `i` from its current state over `dt`: for an awake dynamic body, its
     /// own present box carried along its centre's parabola and grown by the most rotation can
@@ -94,12 +98,17 @@ impl Stores {
     /// Rebuilds all swept boxes over `dt` and puts the overlapping pairs (at least one dynamic
     /// body in each) into `pairs` (cleared first), in pair order.
     pub(super) fn collect_pairs(&mut self, dt: f64, pairs: &mut Vec<(usize, usize)>) {
+        use rayon::prelude::*;
         let n = self.bodies.len();
-        self.pairs.boxes.clear();
-        for i in 0..n {
-            let b = self.body_box(i, dt);
-            self.pairs.boxes.push(b);
+        let mut boxes = std::mem::take(&mut self.pairs.boxes);
+        boxes.clear();
+        if n < PARALLEL_BOXES {
+            boxes.extend((0..n).map(|i| self.body_box(i, dt)));
+        } else {
+            let each = (0..n).into_par_iter().with_min_len(PARALLEL_BOXES / 4);
+            boxes.par_extend(each.map(|i| self.body_box(i, dt)));
         }
+        self.pairs.boxes = boxes;
         self.pairs_of_boxes(Body::moves, pair_matters, pairs);
         if !self.joints.is_empty() {
             // Jointed bodies do not collide with each other.
@@ -120,7 +129,7 @@ impl Stores {
     pub(super) fn pairs_of_boxes(
         &mut self,
         leads: impl Fn(&Body) -> bool,
-        keep: impl Fn(&Body, &Body) -> bool,
+        keep: impl Fn(&Body, &Body) -> bool + Sync,
         out: &mut Vec<(usize, usize)>,
     ) {
         let bodies = &self.bodies;
