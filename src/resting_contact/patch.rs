@@ -219,7 +219,15 @@ impl Constraints {
                 .enumerate()
                 .map(|(k, p)| (p.height, k as u32)),
         );
-        order.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+        // The keys are distinct (each has its index): any sort gives the one order, and a
+        // large step's is sorted on the pool's threads.
+        let by_key = |x: &(f64, u32), y: &(f64, u32)| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1));
+        if order.len() < 2 * PARALLEL_COPY {
+            order.sort_unstable_by(by_key);
+        } else {
+            use rayon::prelude::*;
+            order.par_sort_unstable_by(by_key);
+        }
         gather(&mut self.patches, &mut self.gathered, order, |&(_, k)| k);
     }
 

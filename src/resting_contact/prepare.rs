@@ -12,7 +12,7 @@ use glam::DVec3;
 
 /// Steps of fewer contacts than this are prepared on the calling thread: the event loop's
 /// local re-solves are a few dozen, where handing chunks to the pool costs more than it saves.
-const PARALLEL_CONTACTS: usize = 512;
+pub(super) const PARALLEL_CONTACTS: usize = 512;
 
 /// Pairs per chunk of a step prepared on the pool's threads (a few hundred rows each).
 const PAIRS_PER_CHUNK: usize = 96;

@@ -12,6 +12,7 @@
 
 use super::friction::friction_rows;
 use super::patch::{Load, Patch, Row, RowOrder};
+use super::prepare::PARALLEL_CONTACTS;
 use super::slots::{Vel, Velocities, STILL};
 use super::{RestingContact, StepSettings};
 use crate::body::Body;
@@ -23,6 +24,8 @@ use glam::DVec3;
 pub(super) struct PushApart {
     /// The push-outs the step's bodies carried in, by body ([`Self::take_pushes`]).
     carried: Vec<(usize, Vel)>,
+    /// Whether each body has a contact in the step (scratch of [`Self::take_pushes`]).
+    in_step: Vec<bool>,
     /// The push-out's velocities by moving slot, and its impulses by row.
     pushes: Vec<Vel>,
     push_impulses: Vec<f64>,
@@ -35,16 +38,37 @@ impl PushApart {
     /// `carried`: the velocity solve sees the bodies' own motion only (a push-out mistaken for
     /// an approach would be stopped by a real impulse, which stays). Keeps each body's world
     /// inverse inertia on the way, for the prepare stage's patches that read it.
+    ///
+    /// Each body's push-out is its own (a body's second visit finds none left), so the order
+    /// the bodies are visited in changes nothing: a large step's bodies are visited once each,
+    /// on the pool's threads, a small re-solve's where its contacts name them.
     pub(super) fn take_pushes(&mut self, bodies: &mut [Body], contacts: &[RestingContact]) {
         self.carried.clear();
-        for c in contacts {
-            for i in [c.a as usize, c.b as usize] {
-                bodies[i].refresh_inertia();
-                if let Some((v, w)) = bodies[i].take_push() {
-                    self.carried.push((i, Vel { v, w }));
+        let take = |i: usize, body: &mut Body| {
+            body.refresh_inertia();
+            body.take_push().map(|(v, w)| (i, Vel { v, w }))
+        };
+        if contacts.len() < PARALLEL_CONTACTS {
+            for c in contacts {
+                for i in [c.a as usize, c.b as usize] {
+                    self.carried.extend(take(i, &mut bodies[i]));
                 }
             }
+            return;
         }
+        use rayon::prelude::*;
+        let in_step = &mut self.in_step;
+        in_step.clear();
+        in_step.resize(bodies.len(), false);
+        for c in contacts {
+            in_step[c.a as usize] = true;
+            in_step[c.b as usize] = true;
+        }
+        let each = bodies.par_iter_mut().zip(in_step.par_iter()).enumerate();
+        self.carried.par_extend(
+            each.with_min_len(64)
+                .filter_map(|(i, (body, &in_step))| in_step.then(|| take(i, body)).flatten()),
+        );
     }
 
     /// Solves the push-out of the `rows` just swept (their `push` biases) and their `patches`
@@ -64,6 +88,7 @@ impl PushApart {
             pushes,
             push_impulses: impulses,
             push_friction: friction,
+            ..
         } = self;
         if carried.is_empty() && !rows.iter().any(|r| r.push > 0.0) {
             return;

@@ -112,6 +112,10 @@ pub(super) fn sweep_one_sided(
     }
 }
 
+/// Patches from which a step's shock levels are sorted and their one-sided inverses found on
+/// the pool's threads (the event loop's small re-solves stay on this one).
+const PARALLEL_LEVELS: usize = 512;
+
 /// The levels of the shock-propagation pass ([`ShockLevels::build`]) and the scratch they are
 /// found with.
 #[derive(Clone, Default)]
@@ -214,11 +218,20 @@ impl ShockLevels {
             }
             self.by_level.push((la.max(lb), k as u32));
         }
-        self.by_level.sort_unstable();
-        for &(level, k) in &self.by_level {
+        // Distinct keys (each has its index): a large step's are sorted on the pool's
+        // threads, and each entry's friction inverses found there too (a 3×3 inverse each).
+        use rayon::prelude::*;
+        let large = self.by_level.len() >= PARALLEL_LEVELS;
+        if large {
+            self.by_level.par_sort_unstable();
+        } else {
+            self.by_level.sort_unstable();
+        }
+        let level = &self.level;
+        let sided = |&(lv, k): &(u32, u32)| -> OneSided {
             let p = &patches[k as usize];
-            let a_free = level_of(&self.level, p.sa) == level && p.sa & STILL == 0;
-            let b_free = level_of(&self.level, p.sb) == level && p.sb & STILL == 0;
+            let a_free = level_of(level, p.sa) == lv && p.sa & STILL == 0;
+            let b_free = level_of(level, p.sb) == lv && p.sb & STILL == 0;
             let zero = DMat3::ZERO;
             let k_free = collision_matrix(
                 if a_free { p.inv_mass_a } else { 0.0 },
@@ -243,8 +256,13 @@ impl ShockLevels {
             } else {
                 0.0
             };
-            self.one_sided
-                .push(([a_free, b_free], tangent_inverse(&k_free, n), twist_inv));
+            ([a_free, b_free], tangent_inverse(&k_free, n), twist_inv)
+        };
+        if large {
+            let each = self.by_level.par_iter().with_min_len(PARALLEL_LEVELS / 4);
+            self.one_sided.par_extend(each.map(sided));
+        } else {
+            self.one_sided.extend(self.by_level.iter().map(sided));
         }
     }
 }
