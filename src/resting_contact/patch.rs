@@ -204,13 +204,14 @@ impl Constraints {
         self.patches.clear();
     }
 
-    /// Orders the patches bottom up (by height along −gravity, equal heights in pair order).
+    /// Finds the patches' bottom-up order (by height along −gravity, equal heights in pair
+    /// order), [`Self::bottom_up`]; the patches stay where they are until
+    /// [`Self::gather_patches`] puts them in their sweep order.
     pub(super) fn order_bottom_up(&mut self) {
         // Bottom up: in a pile the lower contacts carry the upper ones, so Gauss–Seidel
         // converges faster sweeping upwards (the idea behind shock propagation). Equal heights
-        // keep pair order. The patches are large (over 400 bytes): sorting them in place moved
-        // each one many times, so the keys are sorted and each patch is copied once, into its
-        // place.
+        // keep pair order. The patches are large (over 400 bytes): the keys are sorted, and the
+        // patches are copied once, by the node order that follows (`split::group_parts`).
         let order = &mut self.order;
         order.clear();
         order.extend(
@@ -228,7 +229,11 @@ impl Constraints {
             use rayon::prelude::*;
             order.par_sort_unstable_by(by_key);
         }
-        gather(&mut self.patches, &mut self.gathered, order, |&(_, k)| k);
+    }
+
+    /// The patches' indices bottom up ([`Self::order_bottom_up`]).
+    pub(super) fn bottom_up(&self) -> impl Iterator<Item = usize> + Clone + '_ {
+        self.order.iter().map(|&(_, k)| k as usize)
     }
 
     /// Puts the patches in the order `order` (each patch's present index, once each) by

@@ -131,13 +131,7 @@ impl Solver {
             warm_impulses(warm, constraints, bodies, warm.scale(span));
         }
         constraints.order_bottom_up();
-        assign_slots(
-            tree,
-            velocities,
-            &mut constraints.patches,
-            bodies,
-            settings.gravity,
-        );
+        assign_slots(tree, velocities, constraints, bodies, settings.gravity);
         // Warm start.
         if whole_step {
             warm_start(warm, constraints, velocities);

@@ -161,10 +161,12 @@ impl Shared {
 pub(super) fn assign_slots(
     tree: &mut Tree,
     velocities: &mut Velocities,
-    patches: &mut [Patch],
+    constraints: &mut Constraints,
     bodies: &[Body],
     gravity: DVec3,
 ) -> u32 {
+    // The bodies are met in the patches' bottom-up order (the sweep order within a node).
+    let (patches, bottom_up) = (&constraints.patches, constraints.bottom_up());
     let Velocities {
         moving,
         moving_bodies,
@@ -178,7 +180,7 @@ pub(super) fn assign_slots(
     slot.resize(bodies.len(), u32::MAX);
     let movers = &mut tree.movers;
     movers.clear();
-    for patch in patches.iter() {
+    for patch in bottom_up.clone().map(|k| &patches[k]) {
         for i in [patch.a, patch.b] {
             if bodies[i].is_awake_dynamic() && slot[i] == u32::MAX {
                 slot[i] = 0; // seen
@@ -262,7 +264,7 @@ pub(super) fn assign_slots(
         (first_leaf + k) as u32
     };
     // Bodies that do not move in the step (fixed, kinematic, asleep): read-only slots.
-    for patch in patches.iter() {
+    for patch in bottom_up.map(|k| &patches[k]) {
         for i in [patch.a, patch.b] {
             if slot[i] == u32::MAX {
                 slot[i] = STILL | still.len() as u32;
@@ -274,7 +276,7 @@ pub(super) fn assign_slots(
         }
     }
     // Node of each patch: the deepest holding all its moving bodies.
-    for patch in patches.iter_mut() {
+    for patch in constraints.patches.iter_mut() {
         patch.sa = slot[patch.a];
         patch.sb = slot[patch.b];
         let (ma, mb) = (patch.sa & STILL == 0, patch.sb & STILL == 0);
@@ -289,7 +291,7 @@ pub(super) fn assign_slots(
 }
 
 /// Orders the patches of `constraints` by node of `tree` in sweep order (every leaf, then each
-/// level above; stable: bottom up within a node, as sorted before) and their rows with them, so
+/// level above; bottom up within a node, [`Constraints::bottom_up`]) and their rows with them, so
 /// each node's patches and rows are one slice of each, and records the nodes' spans.
 pub(super) fn group_parts(tree: &mut Tree, constraints: &mut Constraints) {
     let (nodes, depth) = (tree.nodes.len(), tree.depth);
@@ -308,8 +310,9 @@ pub(super) fn group_parts(tree: &mut Tree, constraints: &mut Constraints) {
     by_part.resize(constraints.patches.len(), 0);
     cursor.clear();
     cursor.extend_from_slice(count);
-    for (k, p) in constraints.patches.iter().enumerate() {
-        let r = rank(depth, p.node as usize);
+    // Bottom up within each node: the patches are copied once, from their prepared places.
+    for k in constraints.bottom_up() {
+        let r = rank(depth, constraints.patches[k].node as usize);
         by_part[cursor[r]] = k as u32;
         cursor[r] += 1;
     }

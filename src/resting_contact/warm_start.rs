@@ -292,8 +292,9 @@ pub(super) fn warm_start(
     if cache.previous.is_empty() {
         return;
     }
-    let Constraints { rows, patches, .. } = constraints;
-    for patch in patches.iter_mut() {
+    // Bottom up, as the patches are swept.
+    for k in constraints.bottom_up() {
+        let (rows, patch) = (&constraints.rows, &constraints.patches[k]);
         let (sa, sb) = (patch.sa, patch.sb);
         let (mut va, mut vb) = (
             read(sa, &velocities.moving, &velocities.still),

@@ -75,7 +75,7 @@ impl Stores {
         // A step too small to repay a device call is swept on the host (`DEVICE_MIN_POINTS`).
         let large = self.contacts.step.contacts.len() >= self.settings.device_minimums.0;
         let sweeps = device.filter(|_| large).and_then(|d| d.contact_sweeper());
-        self.solve_contact_step(h, &mut s.pushed, &mut s.woken, sweeps);
+        self.solve_contact_step(h, &mut s.pushed, &mut s.touched, sweeps);
         self.note_jam_time(jam_time);
     }
 
@@ -196,7 +196,7 @@ impl Stores {
         &mut self,
         h: f64,
         pushed: &mut Vec<crate::resting_contact::ContactImpulse>,
-        touched: &mut Vec<usize>,
+        touched: &mut Vec<bool>,
         device: Option<&mut dyn ContactSweeps>,
     ) {
         self.stats.counts.contact_steps += 1;
@@ -256,19 +256,26 @@ impl Stores {
         }
         // Every body of the step's contacts has a new trajectory: a new version (its bounds
         // are stale) and a new spin bound, once per body.
+        // Each body's own: a large step's bodies renewed on the pool's threads.
         touched.clear();
-        touched.extend(
-            self.contacts
-                .step
-                .contacts
-                .iter()
-                .flat_map(|c| [c.a as usize, c.b as usize]),
-        );
-        touched.sort_unstable();
-        touched.dedup();
-        for &i in touched.iter() {
-            self.bodies[i].version = self.bodies[i].version.wrapping_add(1);
-            self.bodies[i].refresh_bounds();
+        touched.resize(self.bodies.len(), false);
+        for c in &self.contacts.step.contacts {
+            touched[c.a as usize] = true;
+            touched[c.b as usize] = true;
+        }
+        let renew = |(body, &touched): (&mut Body, &bool)| {
+            if touched {
+                body.version = body.version.wrapping_add(1);
+                body.refresh_bounds();
+            }
+        };
+        let each = self.bodies.iter_mut().zip(touched.iter());
+        if self.contacts.step.contacts.len() < PARALLEL_BOXES {
+            each.for_each(renew);
+        } else {
+            use rayon::prelude::*;
+            let each = self.bodies.par_iter_mut().zip(touched.par_iter());
+            each.with_min_len(64).for_each(renew);
         }
         self.stats.stage_times.contact_store +=
             report.store_seconds + stored.elapsed().as_secs_f64();

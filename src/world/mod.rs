@@ -122,8 +122,10 @@ struct Scratch {
     measured: Vec<contact_step::MeasuredChunk>,
     /// A step's seeding.
     seeding: Seeding,
-    /// Bodies a contact step touched, or a wake-up woke.
+    /// Bodies a wake-up woke.
     woken: Vec<usize>,
+    /// Whether a contact step touched each body.
+    touched: Vec<bool>,
     /// Stack of `Stores::wake_up`, frontier of `Stores::solve_rings`.
     wake_stack: Vec<usize>,
     /// The contact impulses a solve reports.
