@@ -232,6 +232,11 @@ impl ShockLevels {
             let p = &patches[k as usize];
             let a_free = level_of(level, p.sa) == lv && p.sa & STILL == 0;
             let b_free = level_of(level, p.sb) == lv && p.sb & STILL == 0;
+            if a_free && b_free {
+                // Both bodies of the level: the patch's own inverses, which `prepare` found
+                // from these same masses and inertias.
+                return ([true, true], p.k_tt_inv, p.twist_inv);
+            }
             let zero = DMat3::ZERO;
             let k_free = collision_matrix(
                 if a_free { p.inv_mass_a } else { 0.0 },
