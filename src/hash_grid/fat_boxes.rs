@@ -52,6 +52,24 @@ pub(super) struct FatBoxes {
     found: Vec<u32>,
     /// Fat boxes made since the start (for tests and tuning).
     refits: u64,
+    /// The bodies [`FatBoxes::fit_all`] refits, and their neighbours found (scratch).
+    moved: Vec<usize>,
+    finds: Vec<Vec<u32>>,
+}
+
+/// Refits from which [`FatBoxes::fit_all`] searches the new neighbours on the pool's threads.
+const PARALLEL_REFITS: usize = 256;
+
+/// The fat box of box `b`: grown by `PAD` of its largest side (not at all if that is 0 or not
+/// finite).
+fn padded(b: &Aabb) -> Aabb {
+    let extent = b.max_extent();
+    let pad = if extent.is_finite() && extent > 0.0 {
+        PAD * extent
+    } else {
+        0.0
+    };
+    b.grown(pad)
 }
 
 impl FatBoxes {
@@ -134,13 +152,7 @@ impl FatBoxes {
             return false;
         }
         self.refits += 1;
-        let extent = b.max_extent();
-        let pad = if extent.is_finite() && extent > 0.0 {
-            PAD * extent
-        } else {
-            0.0
-        };
-        let fat = b.grown(pad);
+        let fat = padded(b);
         let place = self.place_of(&fat);
         self.fat[id] = fat;
         if place != self.place[id] {
@@ -154,6 +166,94 @@ impl FatBoxes {
         self.relink(id, &found);
         self.found = found;
         true
+    }
+
+    /// Makes every body's fat box hold its box in `boxes` (one per slot), as [`Self::fit`] on
+    /// each in turn would. The neighbour lists are a function of the fat boxes alone (each is
+    /// every other body whose fat box overlaps its own, ascending), and a fat box of the box it
+    /// left, so the order the bodies are refitted in changes neither: when many bodies left
+    /// theirs (a scene falling), their new fat boxes are entered first, their neighbours then
+    /// searched for on the pool's threads, and the lists relinked in body order.
+    pub(super) fn fit_all(&mut self, boxes: &[Aabb]) {
+        use rayon::prelude::*;
+        let moved = &mut self.moved;
+        moved.clear();
+        moved.extend((0..boxes.len()).filter(|&i| !self.fat[i].contains(&boxes[i])));
+        if moved.len() < PARALLEL_REFITS {
+            let moved = std::mem::take(&mut self.moved);
+            for &i in &moved {
+                self.fit(i, &boxes[i]);
+            }
+            self.moved = moved;
+            return;
+        }
+        for k in 0..self.moved.len() {
+            let id = self.moved[k];
+            self.refits += 1;
+            let fat = padded(&boxes[id]);
+            let place = self.place_of(&fat);
+            self.fat[id] = fat;
+            if place != self.place[id] {
+                self.leave(id);
+                self.place[id] = place;
+                self.enter(id);
+            }
+        }
+        let (moved, mut finds) = (
+            std::mem::take(&mut self.moved),
+            std::mem::take(&mut self.finds),
+        );
+        if finds.len() < moved.len() {
+            finds.resize_with(moved.len(), Vec::new);
+        }
+        let this = &*self;
+        finds[..moved.len()]
+            .par_iter_mut()
+            .zip(moved.par_iter())
+            .with_min_len(16)
+            .for_each(|(found, &id)| this.search_listed(id, found));
+        for (&id, found) in moved.iter().zip(&finds) {
+            self.relink(id, found);
+        }
+        (self.moved, self.finds) = (moved, finds);
+    }
+
+    /// [`Self::search`] for body `id`'s own fat box, without the search stamps (so that many
+    /// run at once): every other body whose fat box overlaps it, ascending, into `out`.
+    fn search_listed(&self, id: usize, out: &mut Vec<u32>) {
+        out.clear();
+        let b = &self.fat[id];
+        let fat = &self.fat;
+        let mut visit = |j: u32| {
+            if j as usize != id && fat[j as usize].overlaps(b) {
+                out.push(j);
+            }
+        };
+        match self.place_of(b) {
+            Place::Cells(lo, hi) => {
+                for &j in &self.large {
+                    visit(j);
+                }
+                for x in lo[0]..=hi[0] {
+                    for y in lo[1]..=hi[1] {
+                        for z in lo[2]..=hi[2] {
+                            for &j in self.cells.get([x, y, z]) {
+                                visit(j);
+                            }
+                        }
+                    }
+                }
+            }
+            Place::Large => {
+                for j in 0..fat.len() as u32 {
+                    visit(j);
+                }
+            }
+            Place::Out => {}
+        }
+        // A body in several of the cells is met once in each.
+        out.sort_unstable();
+        out.dedup();
     }
 
     /// Every body other than `me` whose fat box overlaps `b`, each once, into `out` (cleared
@@ -350,5 +450,54 @@ mod tests {
         }
         fb.resize(50);
         assert!((0..50).all(|i| fb.near(i).iter().all(|&j| j < 50)));
+    }
+
+    /// Many boxes leaving their fat boxes at once (more than `PARALLEL_REFITS`), refitted by
+    /// `fit_all`, give the fat boxes and neighbour lists of `fit` on each in turn.
+    #[test]
+    fn refitting_all_at_once_gives_the_lists_of_one_by_one() {
+        let mut rnd = stream(11);
+        let n = 3000;
+        let mut boxes: Vec<Aabb> = (0..n)
+            .map(|_| {
+                let c = DVec3::new(rnd(), rnd(), rnd()) * 40.0;
+                let h = DVec3::splat(0.3 + rnd());
+                Aabb {
+                    min: c - h,
+                    max: c + h,
+                }
+            })
+            .collect();
+        boxes[5] = Aabb {
+            min: DVec3::splat(-100.0),
+            max: DVec3::new(100.0, 100.0, 0.5),
+        };
+        let (mut one, mut all) = (FatBoxes::default(), FatBoxes::default());
+        for fb in [&mut one, &mut all] {
+            fb.resize(n);
+            fb.set_cell(2.5);
+        }
+        let mut batches = 0;
+        for round in 0..12 {
+            // Most boxes fall further than their pad some rounds, few others.
+            let step = if round % 2 == 0 { 0.8 } else { 0.05 };
+            for (i, b) in boxes.iter_mut().enumerate().filter(|&(i, _)| i != 5) {
+                let d = DVec3::new(rnd() - 0.5, rnd() - 0.5, -rnd()) * step * (1 + i % 3) as f64;
+                b.min += d;
+                b.max += d;
+            }
+            let before = all.refits();
+            for (i, b) in boxes.iter().enumerate() {
+                one.fit(i, b);
+            }
+            all.fit_all(&boxes);
+            batches += usize::from(all.refits() - before >= PARALLEL_REFITS as u64);
+            assert_eq!(one.refits(), all.refits());
+            for i in 0..n {
+                assert_eq!(one.fat(i), all.fat(i), "{i}");
+                assert_eq!(one.near(i), all.near(i), "{i}");
+            }
+        }
+        assert!(batches >= 6, "{batches}");
     }
 }

@@ -55,9 +55,7 @@ impl HashGrid {
             let (cell, _) = self.order.cell_side();
             self.fat.set_cell(cell);
         }
-        for (i, b) in boxes.iter().enumerate() {
-            self.fat.fit(i, b);
-        }
+        self.fat.fit_all(boxes);
     }
 
     /// Enters body `id` with box `b` after its box changed: its fat box is made to hold `b`,
@@ -164,9 +162,7 @@ impl HashGrid {
         if self.fat.len() != n {
             self.fat.resize(n);
         }
-        for (i, b) in boxes.iter().enumerate() {
-            self.fat.fit(i, b);
-        }
+        self.fat.fit_all(boxes);
         self.leading.clear();
         self.leading.extend((0..n).map(leads));
         out.clear();

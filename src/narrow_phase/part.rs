@@ -406,7 +406,14 @@ impl Part {
                 half_extents,
             } => {
                 let c = pose.transform_point(*center);
-                let m = glam::DMat3::from_quat(pose.orientation * *rotation);
+                // A box part unturned in its body (every cube) skips the product: it would
+                // give the body's orientation, up to the signs of zero components, which the
+                // absolute values below do not see.
+                let q = match *rotation == DQuat::IDENTITY {
+                    true => pose.orientation,
+                    false => pose.orientation * *rotation,
+                };
+                let m = glam::DMat3::from_quat(q);
                 // Extent along world axis i: Σ_j |R_ij| h_j.
                 let e = DVec3::new(
                     m.row(0).abs().dot(*half_extents),
