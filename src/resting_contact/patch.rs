@@ -9,7 +9,7 @@ use crate::body::Body;
 use glam::{DMat3, DVec3};
 
 /// Normal row of one contact point.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 pub(super) struct Row {
     pub(super) ra: DVec3,
     pub(super) rb: DVec3,
@@ -198,12 +198,6 @@ pub(super) struct Constraints {
 }
 
 impl Constraints {
-    /// Empties the rows and patches for a new step.
-    pub(super) fn clear(&mut self) {
-        self.rows.clear();
-        self.patches.clear();
-    }
-
     /// Finds the patches' bottom-up order (by height along −gravity, equal heights in pair
     /// order), [`Self::bottom_up`]; the patches stay where they are until
     /// [`Self::gather_patches`] puts them in their sweep order.

@@ -17,10 +17,11 @@ pub(super) const PARALLEL_CONTACTS: usize = 512;
 /// Pairs per chunk of a step prepared on the pool's threads (a few hundred rows each).
 const PAIRS_PER_CHUNK: usize = 96;
 
-/// Rows and patches being built: the step's own, or one chunk's.
+/// Patches being built, and how many rows: the step's own, or one chunk's.
 #[derive(Clone, Default)]
 pub(super) struct Built {
-    rows: Vec<Row>,
+    /// Rows written so far into the rows given (from their start).
+    rows: usize,
     patches: Vec<Patch>,
     /// A pair's contacts regrouped by the rounded parts they touch.
     regrouped: Vec<(u64, RestingContact)>,
@@ -40,8 +41,10 @@ pub(super) struct PrepareScratch {
 /// of one pair are expected next to each other (one patch per run of a pair).
 ///
 /// Every pair's rows and patch are a function of its contacts and its two bodies alone, so a
-/// large step builds chunks of pairs on all cores, each into its own buffers, and appends them
-/// in pair order: the same arrays, bit for bit, as building them one pair after the other.
+/// large step builds chunks of pairs on all cores: each chunk's rows in place, in the part of
+/// the step's rows its contacts would fill (a contact makes at most one row), its patches
+/// into its own buffer, appended in pair order: the same arrays, bit for bit, as building
+/// them one pair after the other.
 pub(super) fn prepare_contacts(
     constraints: &mut Constraints,
     scratch: &mut PrepareScratch,
@@ -49,7 +52,7 @@ pub(super) fn prepare_contacts(
     contacts: &[RestingContact],
     settings: &StepSettings,
 ) {
-    constraints.clear();
+    constraints.patches.clear();
     let runs = &mut scratch.runs;
     runs.clear();
     for (k, c) in contacts.iter().enumerate() {
@@ -59,50 +62,94 @@ pub(super) fn prepare_contacts(
     }
     runs.push(contacts.len() as u32);
     let pairs = runs.len() - 1;
-    let build = |built: &mut Built, pairs: std::ops::Range<usize>| {
+    // Room for a row per contact, grown only: every row read is written first (the patches
+    // name theirs), and the rows are cut to those written below.
+    let rows = &mut constraints.rows;
+    if rows.len() < contacts.len() {
+        rows.resize(contacts.len(), Row::default());
+    }
+    let runs = &*runs;
+    let build = |built: &mut Built, rows: &mut [Row], pairs: std::ops::Range<usize>| {
         for p in pairs {
             let run = &contacts[runs[p] as usize..runs[p + 1] as usize];
-            add_patches(built, bodies, run, settings);
+            add_patches(built, rows, bodies, run, settings);
         }
     };
     if contacts.len() < PARALLEL_CONTACTS {
         let mut built = Built {
-            rows: std::mem::take(&mut constraints.rows),
+            rows: 0,
             patches: std::mem::take(&mut constraints.patches),
             regrouped: std::mem::take(&mut scratch.regrouped),
         };
-        build(&mut built, 0..pairs);
-        constraints.rows = built.rows;
+        build(&mut built, rows, 0..pairs);
+        rows.truncate(built.rows);
         constraints.patches = built.patches;
         scratch.regrouped = built.regrouped;
         return;
     }
-    use rayon::prelude::*;
     let chunks = pairs.div_ceil(PAIRS_PER_CHUNK);
     if scratch.chunks.len() < chunks {
         scratch.chunks.resize_with(chunks, Built::default);
     }
     let built = &mut scratch.chunks[..chunks];
-    built.par_iter_mut().enumerate().for_each(|(k, built)| {
-        built.rows.clear();
-        built.patches.clear();
-        let start = k * PAIRS_PER_CHUNK;
-        build(built, start..(start + PAIRS_PER_CHUNK).min(pairs));
-    });
-    // Each chunk's patches count their rows and ranks from the chunk's first.
+    // The first contact of chunk `k` (and, for `k == chunks`, the end).
+    let start = |k: usize| runs[(k * PAIRS_PER_CHUNK).min(pairs)] as usize;
+    build_chunks(
+        built,
+        0,
+        &mut rows[..contacts.len()],
+        &start,
+        &|k, built, rows| {
+            built.rows = 0;
+            built.patches.clear();
+            build(
+                built,
+                rows,
+                k * PAIRS_PER_CHUNK..((k + 1) * PAIRS_PER_CHUNK).min(pairs),
+            );
+        },
+    );
+    // Each chunk's patches count their rows and ranks from the chunk's first. A chunk that
+    // wrote fewer rows than its contacts (a pair neither of whose bodies yields) leaves a gap,
+    // closed by moving the later rows down.
     let (mut base, mut rank) = (0, 0);
-    for built in built.iter_mut() {
+    for (k, built) in built.iter_mut().enumerate() {
+        let from = start(k);
+        if base != from {
+            rows.copy_within(from..from + built.rows, base);
+        }
         for p in &mut built.patches {
             p.first += base;
             p.rank += rank;
         }
-        base += built.rows.len();
+        base += built.rows;
         rank += built.patches.len() as u32;
     }
-    // A large step's rows are megabytes: one thread appending them took a third of the
-    // prepare stage.
-    append_pieces(&mut constraints.rows, built, |b| &b.rows, 1);
+    rows.truncate(base);
     append_pieces(&mut constraints.patches, built, |b| &b.patches, 1);
+}
+
+/// Runs `build(k, chunk, rows)` for every chunk `first + k` of `chunks` on the pool's threads,
+/// each with its own part of `rows` (which starts at chunk `first`'s first contact; chunk
+/// `k`'s part runs from `start(k)` to `start(k + 1)`).
+fn build_chunks(
+    chunks: &mut [Built],
+    first: usize,
+    rows: &mut [Row],
+    start: &(impl Fn(usize) -> usize + Sync),
+    build: &(impl Fn(usize, &mut Built, &mut [Row]) + Sync),
+) {
+    if let [chunk] = chunks {
+        build(first, chunk, rows);
+        return;
+    }
+    let mid = chunks.len() / 2;
+    let (left, right) = chunks.split_at_mut(mid);
+    let (left_rows, right_rows) = rows.split_at_mut(start(first + mid) - start(first));
+    rayon::join(
+        || build_chunks(left, first, left_rows, start, build),
+        || build_chunks(right, first + mid, right_rows, start, build),
+    );
 }
 
 /// Adds one pair's contacts (`run`) as patches: one for all of them, unless they lie on
@@ -114,6 +161,7 @@ pub(super) fn prepare_contacts(
 /// a face resting on four corners is statically indeterminate (see `Patch`).
 fn add_patches(
     built: &mut Built,
+    rows: &mut [Row],
     bodies: &[Body],
     run: &[RestingContact],
     settings: &StepSettings,
@@ -123,7 +171,7 @@ fn add_patches(
     // cubes takes the first branch without a rotation per point).
     let compound = |i: usize| bodies[i].collider.is_rolling_compound();
     if run.len() < 2 || !(compound(a) || compound(b)) {
-        add_patch(built, bodies, run, settings);
+        add_patch(built, rows, bodies, run, settings);
         return;
     }
     let key = |c: &RestingContact| {
@@ -140,7 +188,7 @@ fn add_patches(
     regrouped.clear();
     regrouped.extend(run.iter().map(|c| (key(c), *c)));
     if regrouped.iter().all(|x| x.0 == regrouped[0].0) {
-        add_patch(built, bodies, run, settings);
+        add_patch(built, rows, bodies, run, settings);
     } else {
         // Grouped by part, in the order each part first appears (stable within a part).
         let mut order: Vec<u64> = Vec::new();
@@ -154,7 +202,7 @@ fn add_patches(
             group.clear();
             group.extend(regrouped.iter().filter(|x| x.0 == k).map(|x| x.1));
             let before = built.patches.len();
-            add_patch(built, bodies, &group, settings);
+            add_patch(built, rows, bodies, &group, settings);
             if let Some(patch) = built.patches.get_mut(before) {
                 patch.group = n as u16;
             }
@@ -163,9 +211,11 @@ fn add_patches(
     built.regrouped = regrouped;
 }
 
-/// Adds the rows of one pair's contact points and their patch.
+/// Adds the rows of one pair's contact points, written into `rows` from `built.rows` on, and
+/// their patch.
 fn add_patch(
     built: &mut Built,
+    rows: &mut [Row],
     bodies: &[Body],
     points: &[RestingContact],
     settings: &StepSettings,
@@ -173,7 +223,7 @@ fn add_patch(
     let h = settings.h;
     let (a, b) = (points[0].a as usize, points[0].b as usize);
     let (ba, bb) = (&bodies[a], &bodies[b]);
-    let first = built.rows.len();
+    let first = built.rows;
     let t = tracked(bodies, a, b);
     let (inv_inertia_a, inv_inertia_b) = (ba.inv_inertia_world(), bb.inv_inertia_world());
     // The collision matrix K of a point at r_a, r_b from the two centres of mass.
@@ -206,7 +256,7 @@ fn add_patch(
         let inverse = |k: f64| if k > 1e-300 { 1.0 / k } else { 0.0 };
         let acc = relative_acceleration(ba, bb, ra, rb, n, settings.gravity, h);
         let shortfall = push_bias(c.separation, settings.target, settings.push_out, h);
-        built.rows.push(Row {
+        rows[built.rows] = Row {
             ra,
             rb,
             normal: n,
@@ -236,24 +286,26 @@ fn add_patch(
             lever: 0.0,
             slip: DVec3::ZERO,
             twist_arm: 0.0,
-        });
+        };
+        built.rows += 1;
         centroid += c.position;
         normal += c.normal;
         half_gap += 0.5 * c.separation * c.normal;
     }
-    let count = built.rows.len() - first;
+    let count = built.rows - first;
     if count == 0 {
         return;
     }
+    let rows = &mut rows[first..built.rows];
     let centroid = centroid / count as f64;
     let normal = normal.normalize_or(points[0].normal);
-    for r in &mut built.rows[first..] {
+    for r in rows.iter_mut() {
         let d = r.ra + ba.position - centroid;
         r.spread = d - d.dot(normal) * normal;
         r.spread_sq = r.spread.length_squared();
         r.lever = r.spread_sq.sqrt();
     }
-    let radius = built.rows[first..].iter().map(|r| r.lever).sum::<f64>() / count as f64;
+    let radius = rows.iter().map(|r| r.lever).sum::<f64>() / count as f64;
     // A ball or capsule rolling on a body that takes no impulse (a floor, a kinematic
     // platter) has its friction act between the two bodies' own surface points, not at the
     // midpoint of the gap: there it would roll on r + gap/2 (2.5 % too fast for its spin
@@ -295,7 +347,7 @@ fn add_patch(
     let spin = normal.dot(ba.angular_velocity - bb.angular_velocity);
     // A patch slides through the step if friction cannot stop it within the step.
     let stoppable = friction * settings.gravity.length() * h + settings.tolerance / h;
-    let slides = slip_directions(&mut built.rows[first..], normal, u, spin, stoppable);
+    let slides = slip_directions(rows, normal, u, spin, stoppable);
     built.patches.push(Patch {
         a,
         b,
