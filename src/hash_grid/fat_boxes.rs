@@ -57,6 +57,39 @@ pub(super) struct FatBoxes {
     finds: Vec<Vec<u32>>,
 }
 
+/// Calls `visit` with every body whose fat box may overlap a box at `place`: the large list's
+/// and those in the cells it covers (a body once per cell), or all `slots` for a large box.
+fn candidates(
+    place: Place,
+    large: &[u32],
+    cells: &CellIndex,
+    slots: usize,
+    mut visit: impl FnMut(u32),
+) {
+    match place {
+        Place::Cells(lo, hi) => {
+            for &j in large {
+                visit(j);
+            }
+            for x in lo[0]..=hi[0] {
+                for y in lo[1]..=hi[1] {
+                    for z in lo[2]..=hi[2] {
+                        for &j in cells.get([x, y, z]) {
+                            visit(j);
+                        }
+                    }
+                }
+            }
+        }
+        Place::Large => {
+            for j in 0..slots as u32 {
+                visit(j);
+            }
+        }
+        Place::Out => {}
+    }
+}
+
 /// Refits from which [`FatBoxes::fit_all`] searches the new neighbours on the pool's threads.
 const PARALLEL_REFITS: usize = 256;
 
@@ -151,6 +184,18 @@ impl FatBoxes {
         if self.fat[id].contains(b) {
             return false;
         }
+        self.refit(id, b);
+        let (fat, mut found) = (self.fat[id], std::mem::take(&mut self.found));
+        self.search(&fat, id, &mut found);
+        found.sort_unstable();
+        self.relink(id, &found);
+        self.found = found;
+        true
+    }
+
+    /// Gives body `id` a new fat box around `b` and enters it in its cells (its neighbours
+    /// are left to the caller).
+    fn refit(&mut self, id: usize, b: &Aabb) {
         self.refits += 1;
         let fat = padded(b);
         let place = self.place_of(&fat);
@@ -160,12 +205,6 @@ impl FatBoxes {
             self.place[id] = place;
             self.enter(id);
         }
-        let mut found = std::mem::take(&mut self.found);
-        self.search(&fat, id, &mut found);
-        found.sort_unstable();
-        self.relink(id, &found);
-        self.found = found;
-        true
     }
 
     /// Makes every body's fat box hold its box in `boxes` (one per slot), as [`Self::fit`] on
@@ -189,15 +228,7 @@ impl FatBoxes {
         }
         for k in 0..self.moved.len() {
             let id = self.moved[k];
-            self.refits += 1;
-            let fat = padded(&boxes[id]);
-            let place = self.place_of(&fat);
-            self.fat[id] = fat;
-            if place != self.place[id] {
-                self.leave(id);
-                self.place[id] = place;
-                self.enter(id);
-            }
+            self.refit(id, &boxes[id]);
         }
         let (moved, mut finds) = (
             std::mem::take(&mut self.moved),
@@ -224,33 +255,12 @@ impl FatBoxes {
         out.clear();
         let b = &self.fat[id];
         let fat = &self.fat;
-        let mut visit = |j: u32| {
+        let visit = |j: u32| {
             if j as usize != id && fat[j as usize].overlaps(b) {
                 out.push(j);
             }
         };
-        match self.place_of(b) {
-            Place::Cells(lo, hi) => {
-                for &j in &self.large {
-                    visit(j);
-                }
-                for x in lo[0]..=hi[0] {
-                    for y in lo[1]..=hi[1] {
-                        for z in lo[2]..=hi[2] {
-                            for &j in self.cells.get([x, y, z]) {
-                                visit(j);
-                            }
-                        }
-                    }
-                }
-            }
-            Place::Large => {
-                for j in 0..fat.len() as u32 {
-                    visit(j);
-                }
-            }
-            Place::Out => {}
-        }
+        candidates(self.place_of(b), &self.large, &self.cells, fat.len(), visit);
         // A body in several of the cells is met once in each.
         out.sort_unstable();
         out.dedup();
@@ -272,7 +282,7 @@ impl FatBoxes {
             seen[me] = stamp;
         }
         let fat = &self.fat;
-        let mut visit = |j: u32| {
+        let visit = |j: u32| {
             let ju = j as usize;
             if seen[ju] != stamp {
                 seen[ju] = stamp;
@@ -281,28 +291,7 @@ impl FatBoxes {
                 }
             }
         };
-        match place {
-            Place::Cells(lo, hi) => {
-                for &j in &self.large {
-                    visit(j);
-                }
-                for x in lo[0]..=hi[0] {
-                    for y in lo[1]..=hi[1] {
-                        for z in lo[2]..=hi[2] {
-                            for &j in self.cells.get([x, y, z]) {
-                                visit(j);
-                            }
-                        }
-                    }
-                }
-            }
-            Place::Large => {
-                for j in 0..fat.len() as u32 {
-                    visit(j);
-                }
-            }
-            Place::Out => {}
-        }
+        candidates(place, &self.large, &self.cells, fat.len(), visit);
     }
 
     /// Where fat box `b` goes: the cells it covers, the large list, or nowhere (NaN).
@@ -457,21 +446,8 @@ mod tests {
     #[test]
     fn refitting_all_at_once_gives_the_lists_of_one_by_one() {
         let mut rnd = stream(11);
-        let n = 3000;
-        let mut boxes: Vec<Aabb> = (0..n)
-            .map(|_| {
-                let c = DVec3::new(rnd(), rnd(), rnd()) * 40.0;
-                let h = DVec3::splat(0.3 + rnd());
-                Aabb {
-                    min: c - h,
-                    max: c + h,
-                }
-            })
-            .collect();
-        boxes[5] = Aabb {
-            min: DVec3::splat(-100.0),
-            max: DVec3::new(100.0, 100.0, 0.5),
-        };
+        let mut boxes = super::super::tests::scattered(3000, 40.0, &mut rnd);
+        let (n, floor) = (boxes.len(), boxes.len() - 1);
         let (mut one, mut all) = (FatBoxes::default(), FatBoxes::default());
         for fb in [&mut one, &mut all] {
             fb.resize(n);
@@ -481,7 +457,7 @@ mod tests {
         for round in 0..12 {
             // Most boxes fall further than their pad some rounds, few others.
             let step = if round % 2 == 0 { 0.8 } else { 0.05 };
-            for (i, b) in boxes.iter_mut().enumerate().filter(|&(i, _)| i != 5) {
+            for (i, b) in boxes.iter_mut().enumerate().filter(|&(i, _)| i != floor) {
                 let d = DVec3::new(rnd() - 0.5, rnd() - 0.5, -rnd()) * step * (1 + i % 3) as f64;
                 b.min += d;
                 b.max += d;

@@ -225,11 +225,12 @@ mod tests {
         }
     }
 
-    /// `n` random boxes in a 20 m cube and a floor slab, the last one.
-    fn scattered(n: usize, rnd: &mut impl FnMut() -> f64) -> Vec<Aabb> {
+    /// `n` random boxes in a cube `side` wide and a floor slab, the last one (also for
+    /// `fat_boxes`' tests).
+    pub(super) fn scattered(n: usize, side: f64, rnd: &mut impl FnMut() -> f64) -> Vec<Aabb> {
         let mut boxes: Vec<Aabb> = (0..n)
             .map(|_| {
-                let c = DVec3::new(rnd(), rnd(), rnd()) * 20.0;
+                let c = DVec3::new(rnd(), rnd(), rnd()) * side;
                 let h = DVec3::splat(0.2 + rnd());
                 Aabb {
                     min: c - h,
@@ -248,7 +249,7 @@ mod tests {
     fn finds_the_same_pairs_as_brute_force() {
         // More bodies than two pieces (`PAIRS_PIECE`): their pairs are listed on the pool's
         // threads and appended in order.
-        let boxes = scattered(5 * PAIRS_PIECE, &mut stream(12345));
+        let boxes = scattered(5 * PAIRS_PIECE, 20.0, &mut stream(12345));
         let mut bp = HashGrid::default();
         bp.rebuild(&boxes, |_| true);
         // All pairs at once against all pairs by brute force; every second body leads (a pair
@@ -288,7 +289,7 @@ mod tests {
     #[test]
     fn lists_as_the_grid_rebuilt_at_every_reset() {
         let mut rnd = stream(99);
-        let mut boxes = scattered(239, &mut rnd);
+        let mut boxes = scattered(239, 20.0, &mut rnd);
         let mut bp = HashGrid::default();
         let mut grid = Grid::default();
         let (mut got, mut want) = (Vec::new(), Vec::new());
@@ -297,7 +298,7 @@ mod tests {
         for step in 0..30 {
             match step {
                 10 => boxes.truncate(200),
-                20 => boxes.extend(scattered(50, &mut rnd)),
+                20 => boxes.extend(scattered(50, 20.0, &mut rnd)),
                 _ => {}
             }
             let n = boxes.len();
