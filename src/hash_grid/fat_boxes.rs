@@ -215,36 +215,32 @@ impl FatBoxes {
     /// searched for on the pool's threads, and the lists relinked in body order.
     pub(super) fn fit_all(&mut self, boxes: &[Aabb]) {
         use rayon::prelude::*;
-        let moved = &mut self.moved;
-        moved.clear();
-        moved.extend((0..boxes.len()).filter(|&i| !self.fat[i].contains(&boxes[i])));
-        if moved.len() < PARALLEL_REFITS {
-            let moved = std::mem::take(&mut self.moved);
-            for &i in &moved {
-                self.fit(i, &boxes[i]);
-            }
-            self.moved = moved;
-            return;
-        }
-        for k in 0..self.moved.len() {
-            let id = self.moved[k];
-            self.refit(id, &boxes[id]);
-        }
-        let (moved, mut finds) = (
+        let (mut moved, mut finds) = (
             std::mem::take(&mut self.moved),
             std::mem::take(&mut self.finds),
         );
-        if finds.len() < moved.len() {
-            finds.resize_with(moved.len(), Vec::new);
-        }
-        let this = &*self;
-        finds[..moved.len()]
-            .par_iter_mut()
-            .zip(moved.par_iter())
-            .with_min_len(16)
-            .for_each(|(found, &id)| this.search_listed(id, found));
-        for (&id, found) in moved.iter().zip(&finds) {
-            self.relink(id, found);
+        moved.clear();
+        moved.extend((0..boxes.len()).filter(|&i| !self.fat[i].contains(&boxes[i])));
+        if moved.len() < PARALLEL_REFITS {
+            for &i in &moved {
+                self.fit(i, &boxes[i]);
+            }
+        } else {
+            for &id in &moved {
+                self.refit(id, &boxes[id]);
+            }
+            if finds.len() < moved.len() {
+                finds.resize_with(moved.len(), Vec::new);
+            }
+            let this = &*self;
+            finds[..moved.len()]
+                .par_iter_mut()
+                .zip(moved.par_iter())
+                .with_min_len(16)
+                .for_each(|(found, &id)| this.search_listed(id, found));
+            for (&id, found) in moved.iter().zip(&finds) {
+                self.relink(id, found);
+            }
         }
         (self.moved, self.finds) = (moved, finds);
     }

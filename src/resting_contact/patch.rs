@@ -233,7 +233,7 @@ impl Constraints {
     /// Puts the patches in the order `order` (each patch's present index, once each) by
     /// copying each once into a second buffer.
     pub(super) fn gather_patches(&mut self, order: &[u32]) {
-        gather(&mut self.patches, &mut self.gathered, order, |&k| k);
+        gather(&mut self.patches, &mut self.gathered, order);
     }
 
     /// Puts the rows in the order of their patches, so that the rows of consecutive patches
@@ -262,28 +262,23 @@ impl Constraints {
 /// handing a part to another thread costs more than the copy.
 const PARALLEL_COPY: usize = 256;
 
-/// Puts `patches` in the order `order` (each entry's present index `index(entry)`, once each)
-/// by copying each once into `gathered`, on the pool's threads, then swaps the two buffers.
-fn gather<T: Sync>(
-    patches: &mut Vec<Patch>,
-    gathered: &mut Vec<Patch>,
-    order: &[T],
-    index: impl Fn(&T) -> u32 + Sync,
-) {
+/// Puts `patches` in the order `order` (each patch's present index, once each) by copying each
+/// once into `gathered`, on the pool's threads, then swaps the two buffers.
+fn gather(patches: &mut Vec<Patch>, gathered: &mut Vec<Patch>, order: &[u32]) {
     use rayon::prelude::*;
     debug_assert_eq!(order.len(), patches.len());
     let from = &*patches;
     if order.len() < 2 * PARALLEL_COPY {
         // The event loop's small re-solves: no hand-over at all.
         gathered.clear();
-        gathered.extend(order.iter().map(|x| from[index(x) as usize]));
+        gathered.extend(order.iter().map(|&k| from[k as usize]));
         std::mem::swap(patches, gathered);
         return;
     }
     order
         .par_iter()
         .with_min_len(PARALLEL_COPY)
-        .map(|x| from[index(x) as usize])
+        .map(|&k| from[k as usize])
         .collect_into_vec(gathered);
     std::mem::swap(patches, gathered);
 }

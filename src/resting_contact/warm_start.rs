@@ -281,18 +281,18 @@ fn previous_patch<'c>(cache: &'c WarmStartCache, patch: &Patch) -> Option<&'c So
     }
 }
 
-/// Applies the warm impulses [`warm_impulses`] gave the rows and patches, patch by patch in
-/// their present order: each row's normal impulse, then the patch's friction at the centre of
-/// the warm loads' pressure, as the sweeps apply them. Changes the moving slots' velocities.
+/// Applies the warm impulses [`warm_impulses`] gave the rows and patches, patch by patch bottom
+/// up ([`Constraints::bottom_up`]): each row's normal impulse, then the patch's friction at the
+/// centre of the warm loads' pressure, as the sweeps apply them. Changes the moving slots'
+/// velocities.
 pub(super) fn warm_start(
     cache: &WarmStartCache,
-    constraints: &mut Constraints,
+    constraints: &Constraints,
     velocities: &mut Velocities,
 ) {
     if cache.previous.is_empty() {
         return;
     }
-    // Bottom up, as the patches are swept.
     for k in constraints.bottom_up() {
         let (rows, patch) = (&constraints.rows, &constraints.patches[k]);
         let (sa, sb) = (patch.sa, patch.sb);

@@ -8,7 +8,7 @@ use super::contact_band::{RESTING_MARGIN, RESTING_TARGET};
 use super::counts::GeometryFailure;
 use super::pair_bound::axis_gap;
 use super::stores::Stores;
-use super::swept_boxes::PARALLEL_BOXES;
+use super::swept_boxes::{fill_boxes, PARALLEL_BOXES};
 use super::EventKind;
 use super::Scratch;
 use crate::body::Body;
@@ -138,19 +138,12 @@ impl Stores {
         }
         // Present boxes grown by the margin (and the reach): the pairs that can have a point
         // that close.
-        let grown = |(i, b): (usize, &Body)| {
-            let (min, max) = b.collider.aabb(&b.pose());
-            Aabb { min, max }.grown(margin + reach_of(&self.jams.reach, i))
+        let (bodies, reach) = (&self.bodies, &self.jams.reach);
+        let grown = |i: usize| {
+            let (min, max) = bodies[i].collider.aabb(&bodies[i].pose());
+            Aabb { min, max }.grown(margin + reach_of(reach, i))
         };
-        let boxes = &mut self.pairs.boxes;
-        boxes.clear();
-        if self.bodies.len() < PARALLEL_BOXES {
-            boxes.extend(self.bodies.iter().enumerate().map(grown));
-        } else {
-            use rayon::prelude::*;
-            let each = self.bodies.par_iter().enumerate();
-            boxes.par_extend(each.with_min_len(PARALLEL_BOXES / 4).map(grown));
-        }
+        fill_boxes(&mut self.pairs.boxes, bodies.len(), grown);
         self.pairs_of_boxes(Body::is_awake_dynamic, |_, _| true, pairs);
         if !self.joints.is_empty() {
             pairs.retain(|&(a, b)| !self.joints.joined(a, b));
@@ -255,8 +248,8 @@ impl Stores {
             self.log_contact_impulses(EventKind::Resting, pushed, |i| before.get(i).copied());
         }
         // Every body of the step's contacts has a new trajectory: a new version (its bounds
-        // are stale) and a new spin bound, once per body.
-        // Each body's own: a large step's bodies renewed on the pool's threads.
+        // are stale) and a new spin bound, once per body (each its own: a large world's on the
+        // pool's threads).
         touched.clear();
         touched.resize(self.bodies.len(), false);
         for c in &self.contacts.step.contacts {
@@ -269,9 +262,8 @@ impl Stores {
                 body.refresh_bounds();
             }
         };
-        let each = self.bodies.iter_mut().zip(touched.iter());
-        if self.contacts.step.contacts.len() < PARALLEL_BOXES {
-            each.for_each(renew);
+        if self.bodies.len() < PARALLEL_BOXES {
+            self.bodies.iter_mut().zip(touched.iter()).for_each(renew);
         } else {
             use rayon::prelude::*;
             let each = self.bodies.par_iter_mut().zip(touched.par_iter());

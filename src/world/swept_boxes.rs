@@ -13,6 +13,19 @@ use glam::DVec3;
 /// island's world in the event loop has a few dozen).
 pub(super) const PARALLEL_BOXES: usize = 512;
 
+/// Fills `boxes` (emptied first) with `body_box(i)` of each of `n` bodies, in body order; on
+/// the pool's threads from [`PARALLEL_BOXES`] bodies (each body's box is its own).
+pub(super) fn fill_boxes(boxes: &mut Vec<Aabb>, n: usize, body_box: impl Fn(usize) -> Aabb + Sync) {
+    use rayon::prelude::*;
+    boxes.clear();
+    if n < PARALLEL_BOXES {
+        boxes.extend((0..n).map(body_box));
+    } else {
+        let each = (0..n).into_par_iter().with_min_len(PARALLEL_BOXES / 4);
+        boxes.par_extend(each.map(&body_box));
+    }
+}
+
 impl Stores {
     /// Swept box of body `i` from its current state over `dt`: for an awake dynamic body, its
     /// own present box carried along its centre's parabola and grown by the most rotation can
@@ -98,16 +111,8 @@ impl Stores {
     /// Rebuilds all swept boxes over `dt` and puts the overlapping pairs (at least one dynamic
     /// body in each) into `pairs` (cleared first), in pair order.
     pub(super) fn collect_pairs(&mut self, dt: f64, pairs: &mut Vec<(usize, usize)>) {
-        use rayon::prelude::*;
-        let n = self.bodies.len();
         let mut boxes = std::mem::take(&mut self.pairs.boxes);
-        boxes.clear();
-        if n < PARALLEL_BOXES {
-            boxes.extend((0..n).map(|i| self.body_box(i, dt)));
-        } else {
-            let each = (0..n).into_par_iter().with_min_len(PARALLEL_BOXES / 4);
-            boxes.par_extend(each.map(|i| self.body_box(i, dt)));
-        }
+        fill_boxes(&mut boxes, self.bodies.len(), |i| self.body_box(i, dt));
         self.pairs.boxes = boxes;
         self.pairs_of_boxes(Body::moves, pair_matters, pairs);
         if !self.joints.is_empty() {
