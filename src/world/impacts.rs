@@ -84,6 +84,11 @@ pub(super) struct ImpactScratch {
     /// in a round.
     island_points: Vec<(u32, f64)>,
     speeds: Vec<f64>,
+    /// Whether `speeds` holds this step's speeds as of the last round; per body, the number of
+    /// the last round whose rows it was in, and that number.
+    speeds_current: bool,
+    round_of: Vec<u32>,
+    round: u32,
     /// A round packed for a device (`device_round.rs`).
     pub(super) device: DeviceRound,
     /// The host round's bodies and rows as its sweeps use them.
@@ -318,16 +323,33 @@ impl Stores {
         use rayon::prelude::*;
         set.rows.clear();
         // The points' normal speeds are independent reads: on all cores for a large island.
+        // After the first round only the points of bodies in the last round's rows are read
+        // again: no time passes between rounds, and only a round's bodies change velocity.
         let (bodies, contacts) = (&self.bodies, &self.contacts.step.contacts);
         let speed = |&(k, _): &(u32, f64)| {
             let c = &contacts[k as usize];
             normal_speed(bodies, c.a as usize, c.b as usize, &c.point())
         };
-        set.island_points
-            .par_iter()
-            .with_min_len(PARALLEL_SPEEDS)
-            .map(speed)
-            .collect_into_vec(&mut set.speeds);
+        if set.speeds_current {
+            let (round_of, round) = (&set.round_of, set.round);
+            let moved = |k: u32| {
+                let c = &contacts[k as usize];
+                round_of[c.a as usize] == round || round_of[c.b as usize] == round
+            };
+            set.island_points
+                .par_iter()
+                .zip(set.speeds.par_iter_mut())
+                .with_min_len(PARALLEL_SPEEDS)
+                .filter(|(p, _)| moved(p.0))
+                .for_each(|(p, un)| *un = speed(p));
+        } else {
+            set.island_points
+                .par_iter()
+                .with_min_len(PARALLEL_SPEEDS)
+                .map(speed)
+                .collect_into_vec(&mut set.speeds);
+            set.speeds_current = true;
+        }
         for (&(k, fast), &un) in set.island_points.iter().zip(&set.speeds) {
             if un < -1e-12 && -un >= fast {
                 let c = self.contacts.step.contacts[k as usize];
@@ -355,6 +377,15 @@ impl Stores {
                 }
             }
         }
+        set.round = set.round.wrapping_add(1);
+        set.round_of.resize(self.bodies.len(), 0);
+        if set.round == 0 {
+            set.round_of.fill(0);
+            set.round = 1;
+        }
+        for &(i, _, _) in &set.saved {
+            set.round_of[i] = set.round;
+        }
         // A round too small to repay a device call is solved on the host (`DEVICE_MIN_ROWS`).
         match device.filter(|_| set.rows.len() >= self.settings.device_minimums.1) {
             Some(device) => self.device_joint_round(set, convergence, device),
@@ -370,6 +401,7 @@ impl Stores {
     /// changes over the step's rounds, which only change velocities.
     pub(super) fn jammed_points(&self, set: &mut ImpactScratch) {
         set.island_points.clear();
+        set.speeds_current = false;
         let margin = RESTING_MARGIN * self.settings.epsilon;
         for (k, c) in self.contacts.step.contacts.iter().enumerate() {
             let (x, y) = (c.a as usize, c.b as usize);
