@@ -153,11 +153,14 @@ impl Stepper {
 }
 
 /// Runs `f` on one of rayon's pool threads while the caller waits, if the caller is not one
-/// already and the pool has more than one thread; else here. A frame loop run inside it hands
-/// over to the pool once, not at every frame ([`World::step_frame`] does it per frame): in a
-/// scene of a few bodies, the two thread switches per frame were a tenth of the run.
+/// already; else here. A frame loop run inside it hands over to the pool once, not at every
+/// frame ([`World::step_frame`] does it per frame): in a scene of a few bodies, the two
+/// thread switches per frame were a tenth of the run. On a pool of one thread too: the
+/// frame's parallel parts then run inline on that thread, where from outside the pool each
+/// would be handed to it and waited for (7 % of a funnel's run on one thread went to those
+/// switches).
 pub fn on_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
-    if rayon::current_thread_index().is_none() && rayon::current_num_threads() > 1 {
+    if rayon::current_thread_index().is_none() {
         rayon::scope(|_| f())
     } else {
         f()
@@ -174,7 +177,13 @@ impl World {
     /// Run from the caller's thread instead, the frame's thread and the pool's would be one
     /// thread more than the cores (docs/design.md, Islands and threads).
     pub fn step_frame(&mut self, until: f64) -> Result<(), SimError> {
-        on_pool(|| self.step_frame_here(until))
+        // One thread: the frame stays here, where a scene small enough for one thread mostly
+        // has no parallel part to hand over.
+        if rayon::current_num_threads() > 1 {
+            on_pool(|| self.step_frame_here(until))
+        } else {
+            self.step_frame_here(until)
+        }
     }
 
     /// [`Self::step_frame`] on this thread.
