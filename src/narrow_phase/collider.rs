@@ -2,7 +2,7 @@
 //! the collider's public queries (bounding and rotation radii, world AABB, support function)
 //! combine its parts'.
 
-use super::part::Part;
+use super::part::{BoxGeom, Part};
 use super::part_tree::PartTree;
 use super::pose::Pose;
 use crate::mesh::MeshCollision;
@@ -18,6 +18,10 @@ pub struct Collider {
     pub(super) plane: Option<(DVec3, f64)>,
     /// A tree over the parts when there are many (see `part_tree`).
     pub(super) tree: Option<PartTree>,
+    /// The one part's geometry when the collider is a single box, kept here beside the body's
+    /// pose: the bounds ask its support millions of times a run, and reading it through
+    /// `parts` was a cache miss each (see [`Collider::support`]).
+    single_box: Option<BoxGeom>,
     bounding_radius: f64,
     rotation_radius: f64,
     rolling_radius: f64,
@@ -94,7 +98,12 @@ impl Collider {
             })
         };
         let rolling_radius = parts.iter().map(Part::rolling_radius).fold(0.0, f64::max);
+        let single_box = match (parts.as_slice(), plane) {
+            ([part], None) => part.box_geom(),
+            _ => None,
+        };
         Ok(Collider {
+            single_box,
             tree: PartTree::build(&parts),
             parts,
             plane,
@@ -267,6 +276,12 @@ impl Collider {
     /// (`direction` need not be unit). For a plane: its offset along its outward normal when
     /// `direction` is a positive multiple of it, else `+∞`.
     pub fn support(&self, pose: &Pose, direction: DVec3) -> f64 {
+        if let Some(geom) = &self.single_box {
+            // The general path below with its one part, bit for bit.
+            let local = pose.orientation.inverse() * direction;
+            let h = f64::NEG_INFINITY.max(geom.support(local));
+            return h + direction.dot(pose.position);
+        }
         if let Some((n, d)) = self.world_plane(pose) {
             let len = direction.length();
             return if direction == n * len {

@@ -514,6 +514,40 @@ fn in_box_frame(rotation: &DQuat, u: DVec3) -> DVec3 {
     }
 }
 
+/// A box part's geometry in the body frame (see `Collider::support`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct BoxGeom {
+    center: DVec3,
+    rotation: DQuat,
+    half_extents: DVec3,
+}
+
+impl BoxGeom {
+    /// [`Part::support`] of the box.
+    #[inline(always)]
+    pub(super) fn support(&self, u: DVec3) -> f64 {
+        u.dot(self.center) + in_box_frame(&self.rotation, u).abs().dot(self.half_extents)
+    }
+}
+
+impl Part {
+    /// The part's geometry if it is a box.
+    pub(super) fn box_geom(&self) -> Option<BoxGeom> {
+        match self.geom {
+            Geom::Box {
+                center,
+                rotation,
+                half_extents,
+            } => Some(BoxGeom {
+                center,
+                rotation,
+                half_extents,
+            }),
+            _ => None,
+        }
+    }
+}
+
 /// The 8 corners of a box with half extents `h`, rotated by `rotation` about and placed at
 /// `center` (corner k takes +h on axis i when bit i of k is set).
 pub fn box_corners(center: DVec3, rotation: DQuat, h: DVec3) -> [DVec3; 8] {
