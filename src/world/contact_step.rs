@@ -161,23 +161,23 @@ impl Stores {
             self.note_geometry_failure(failure);
         }
         for (chunk, m) in pairs.chunks(MEASURE_CHUNK).zip(&measured[..chunks]) {
-            for (&(a, b), &(d, from, to, reused)) in chunk.iter().zip(&m.meta) {
-                if from == usize::MAX {
-                    continue; // apart along its last axis: not queried
-                }
-                if reused == u32::MAX {
-                    let normal = m.points[from..to].first().map(|p| p.normal);
-                    self.note_measured(a, b, d, normal);
-                } else {
-                    self.stats.counts.tracked_pairs += 1;
+            for (&(a, b), measured) in chunk.iter().zip(&m.measured) {
+                match *measured {
+                    Measured::Apart => {}
+                    Measured::Queried { distance, points } => {
+                        let normal = m.points[points.0..points.1].first().map(|p| p.normal);
+                        self.note_measured(a, b, distance, normal);
+                    }
+                    Measured::Tracked => self.stats.counts.tracked_pairs += 1,
                 }
             }
             self.contacts.step.contacts.extend_from_slice(&m.contacts);
             self.contacts.step.fast += m.fast;
             let base = self.contacts.held.points.len() as u32;
             self.contacts.held.points.extend_from_slice(&m.tracked);
-            for &(a, b, from, to) in &m.held {
-                self.hold(a, b, (base + from, base + to));
+            for held in &m.held {
+                let (from, to) = held.tracked;
+                self.hold(held.a, held.b, (base + from, base + to));
             }
         }
     }
@@ -326,8 +326,8 @@ impl Stores {
                 m.clear();
                 for &(a, b) in chunk {
                     let margin = margin + reach_ahead(a, b);
-                    if let Some(gap) = axis_gap(a, b).filter(|&g| g > margin) {
-                        m.meta.push((gap, usize::MAX, usize::MAX, u32::MAX));
+                    if axis_gap(a, b).is_some_and(|g| g > margin) {
+                        m.measured.push(Measured::Apart);
                         continue;
                     }
                     let from = m.points.len();
@@ -356,7 +356,13 @@ impl Stores {
                             (d, u32::MAX)
                         }
                     };
-                    m.meta.push((d, from, m.points.len(), reused));
+                    m.measured.push(match reused {
+                        u32::MAX => Measured::Queried {
+                            distance: d,
+                            points: (from, m.points.len()),
+                        },
+                        _ => Measured::Tracked,
+                    });
                     if d <= margin {
                         self.sort_points(m, (a, b), (from, reused), (margin, h));
                     }
@@ -414,7 +420,11 @@ impl Stores {
                 let previous = &self.contacts.held.previous_points;
                 m.tracked.extend_from_slice(&previous[r..r + n]);
             }
-            m.held.push((a, b, first, m.tracked.len() as u32));
+            m.held.push(HeldRange {
+                a,
+                b,
+                tracked: (first, m.tracked.len() as u32),
+            });
         }
     }
 
@@ -507,9 +517,8 @@ fn reach_of(reach: &[f64], i: usize) -> f64 {
 /// step's contacts there ([`Stores::measure_pairs`]); its buffers are kept from step to step.
 #[derive(Default)]
 pub(super) struct MeasuredChunk {
-    /// Per pair: its distance, its points' range in `points` (`usize::MAX`: not queried) and
-    /// the first of its reused tracked points (`u32::MAX`: measured afresh).
-    meta: Vec<(f64, usize, usize, u32)>,
+    /// How each pair was measured.
+    measured: Vec<Measured>,
     points: Vec<ContactPoint>,
     /// One query's points.
     out: Vec<ContactPoint>,
@@ -517,14 +526,37 @@ pub(super) struct MeasuredChunk {
     contacts: Vec<RestingContact>,
     fast: usize,
     /// The pairs it holds, with their tracked points' range in `tracked`.
-    held: Vec<(usize, usize, u32, u32)>,
+    held: Vec<HeldRange>,
     tracked: Vec<TrackedPoint>,
+}
+
+/// How one pair of a [`MeasuredChunk`] was measured.
+#[derive(Clone, Copy)]
+enum Measured {
+    /// Apart by more than the margin along its last separating axis: not queried.
+    Apart,
+    /// Queried: its distance, and its points' range in the chunk's `points` (the closest pair
+    /// first).
+    Queried {
+        distance: f64,
+        points: (usize, usize),
+    },
+    /// Its points taken from the previous step's tracked points.
+    Tracked,
+}
+
+/// A pair a [`MeasuredChunk`] holds, with its tracked points' range in the chunk's `tracked`.
+#[derive(Clone, Copy)]
+struct HeldRange {
+    a: usize,
+    b: usize,
+    tracked: (u32, u32),
 }
 
 impl MeasuredChunk {
     /// Empties it for a new step.
     fn clear(&mut self) {
-        self.meta.clear();
+        self.measured.clear();
         self.points.clear();
         self.contacts.clear();
         self.fast = 0;

@@ -67,7 +67,7 @@ const EXACT: Convergence = Convergence {
 #[derive(Default)]
 pub(super) struct ImpactScratch {
     /// The set's pairs in contact, each with the range of its points in `points`.
-    pairs: Vec<(usize, usize, usize, usize)>,
+    pairs: Vec<SetPair>,
     pair_set: FxHashSet<(usize, usize)>,
     points: Vec<ContactPoint>,
     /// Bodies whose neighbours were gathered.
@@ -93,6 +93,24 @@ pub(super) struct ImpactScratch {
     pub(super) device: DeviceRound,
     /// The host round's bodies and rows as its sweeps use them.
     sweeps: RoundSweeps,
+}
+
+/// A pair of an impact set in contact, with its points' range in the set's `points`.
+#[derive(Clone, Copy)]
+struct SetPair {
+    a: usize,
+    b: usize,
+    points: (usize, usize),
+}
+
+impl SetPair {
+    fn new(a: usize, b: usize, from: usize, to: usize) -> SetPair {
+        SetPair {
+            a,
+            b,
+            points: (from, to),
+        }
+    }
 }
 
 /// A round packed for a device (`device_round.rs`), kept between rounds so that a round
@@ -174,7 +192,7 @@ impl Stores {
         let from = set.points.len();
         set.points
             .extend(points.iter().filter(|p| p.separation <= band).copied());
-        set.pairs.push((a, b, from, set.points.len()));
+        set.pairs.push(SetPair::new(a, b, from, set.points.len()));
         set.pair_set.insert((a, b));
         set.frontier.extend([a, b]);
         let mut any = false;
@@ -184,7 +202,15 @@ impl Stores {
             set.rows.clear();
             let mut active_pairs = 0;
             let mut last_active = 0;
-            for (k, &(x, y, from, to)) in set.pairs.iter().enumerate() {
+            for (
+                k,
+                &SetPair {
+                    a: x,
+                    b: y,
+                    points: (from, to),
+                },
+            ) in set.pairs.iter().enumerate()
+            {
                 // A collision acts on the bodies' own motion: their push-outs end here
                 // (`resting_contact::push_apart`; an impulse computed with them would keep them).
                 for i in [x, y] {
@@ -222,7 +248,11 @@ impl Stores {
             }
             if active_pairs == 1 {
                 // An isolated collision: Mirtich & Canny's integration of eq. 9.
-                let (x, y, from, to) = set.pairs[last_active];
+                let SetPair {
+                    a: x,
+                    b: y,
+                    points: (from, to),
+                } = set.pairs[last_active];
                 // The pair's points within its band, and those beyond it (within ε_c) that
                 // approach as fast as an impact: a held pair's slow points out there are
                 // resting contacts, left to the contact step (as microcollisions they would
@@ -301,7 +331,7 @@ impl Stores {
                     let from = set.points.len();
                     set.points
                         .extend(points.iter().filter(|p| p.separation <= band).copied());
-                    set.pairs.push((x, y, from, set.points.len()));
+                    set.pairs.push(SetPair::new(x, y, from, set.points.len()));
                 }
             }
         }

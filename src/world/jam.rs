@@ -15,7 +15,7 @@
 //! Impulse). The rule reads counts that do not depend on the thread count, so neither does it.
 //! See docs/measurements.md, Jammed islands, for the rates measured on the bundled scenes.
 
-use super::stores::Stores;
+use super::stores::{IslandTally, Stores};
 
 /// Weight of the last contact step in a body's smoothed activity (an exponential moving average
 /// over about 1/SMOOTHING steps).
@@ -62,7 +62,7 @@ impl Stores {
             }
         }
         jams.tally.clear();
-        jams.tally.resize(n, (0, 0.0, false, 0));
+        jams.tally.resize(n, IslandTally::default());
         for i in 0..n {
             if !awake(bodies, i) {
                 continue;
@@ -73,11 +73,11 @@ impl Stores {
             let smoothed = jams.smoothed[i] + SMOOTHING * (growth as f64 - jams.smoothed[i]);
             jams.smoothed[i] = smoothed;
             let t = &mut jams.tally[r];
-            t.0 += 1;
-            t.1 += smoothed;
+            t.bodies += 1;
+            t.activity += smoothed;
             if bodies[i].jammed {
-                t.2 = true;
-                t.3 = t.3.max(jams.calm[i]);
+                t.was_jammed = true;
+                t.calm = t.calm.max(jams.calm[i]);
             }
         }
         let mut any = false;
@@ -95,7 +95,7 @@ impl Stores {
             any |= jammed;
             if jammed && r == i {
                 self.stats.counts.island_steps += 1;
-                if !jams.tally[r].2 {
+                if !jams.tally[r].was_jammed {
                     self.stats.counts.stepped_islands += 1;
                 }
             }
@@ -109,9 +109,16 @@ impl Stores {
     }
 }
 
-/// The rule for an island of `bodies` whose smoothed activity sums to `activity`, which `was`
-/// jammed `calm` steps below the stay rate: whether it is jammed now, and its calm count.
-fn rule((bodies, activity, was, calm): (u32, f64, bool, u8)) -> (bool, u8) {
+/// The rule for an island (its `tally`): whether it is jammed now, and its calm count. An
+/// island of enough bodies is jammed at the enter rate of smoothed activity per body, stays so
+/// at the stay rate, and below it for `CALM_STEPS` − 1 more steps.
+fn rule(tally: IslandTally) -> (bool, u8) {
+    let IslandTally {
+        bodies,
+        activity,
+        was_jammed: was,
+        calm,
+    } = tally;
     if bodies < MIN_BODIES {
         return (false, 0);
     }
@@ -139,22 +146,31 @@ fn find(parent: &mut [u32], mut i: usize) -> usize {
 mod tests {
     use super::*;
 
+    fn tally(bodies: u32, activity: f64, was_jammed: bool, calm: u8) -> IslandTally {
+        IslandTally {
+            bodies,
+            activity,
+            was_jammed,
+            calm,
+        }
+    }
+
     #[test]
     fn the_rule_enters_stays_and_calms_with_hysteresis() {
         // Too small an island is never jammed, whatever its rate.
-        assert_eq!(rule((MIN_BODIES - 1, 100.0, true, 0)), (false, 0));
+        assert_eq!(rule(tally(MIN_BODIES - 1, 100.0, true, 0)), (false, 0));
         let n = 20u32;
         let at = |rate: f64| rate * n as f64;
         // Enters at the enter rate, not below it.
-        assert_eq!(rule((n, at(ENTER_RATE), false, 0)), (true, 0));
-        assert_eq!(rule((n, at(0.99 * ENTER_RATE), false, 0)), (false, 0));
+        assert_eq!(rule(tally(n, at(ENTER_RATE), false, 0)), (true, 0));
+        assert_eq!(rule(tally(n, at(0.99 * ENTER_RATE), false, 0)), (false, 0));
         // Stays at the stay rate once jammed.
-        assert_eq!(rule((n, at(STAY_RATE), true, 0)), (true, 0));
+        assert_eq!(rule(tally(n, at(STAY_RATE), true, 0)), (true, 0));
         // Below it, stays for CALM_STEPS - 1 more steps, then returns to events.
         let mut state = (true, 0u8);
         let mut stepped = 0;
         while state.0 {
-            state = rule((n, 0.0, true, state.1));
+            state = rule(tally(n, 0.0, true, state.1));
             stepped += usize::from(state.0);
         }
         assert_eq!(stepped, CALM_STEPS as usize - 1);

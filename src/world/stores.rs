@@ -71,9 +71,22 @@ pub(super) struct Jams {
     /// Union–find parents of the islands (scratch, refilled before use: not saved).
     #[serde(skip)]
     pub(super) parent: Vec<u32>,
-    /// Per island root: bodies, smoothed activity, whether it was jammed, its calm (scratch).
+    /// Per island root, what the jam rule reads of its bodies (scratch).
     #[serde(skip)]
-    pub(super) tally: Vec<(u32, f64, bool, u8)>,
+    pub(super) tally: Vec<IslandTally>,
+}
+
+/// What the jam rule (`world/jam.rs`) reads of an island's awake bodies.
+#[derive(Clone, Copy, Default)]
+pub(super) struct IslandTally {
+    /// How many there are.
+    pub(super) bodies: u32,
+    /// The sum of their smoothed activities (events per contact step).
+    pub(super) activity: f64,
+    /// Whether any was jammed over the last contact step.
+    pub(super) was_jammed: bool,
+    /// The most contact steps any of them has been calm while stepped.
+    pub(super) calm: u8,
 }
 
 /// The world's clock.
