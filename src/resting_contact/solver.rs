@@ -132,10 +132,6 @@ impl Solver {
         }
         constraints.order_bottom_up();
         assign_slots(tree, velocities, constraints, bodies, settings.gravity);
-        // Warm start.
-        if whole_step {
-            warm_start(warm, constraints, velocities);
-        }
         // Sweeps, then shock propagation, over the tree of parts.
         group_parts(tree, constraints);
         let shock = settings.shock_iterations > 0 && !velocities.moving.is_empty();
@@ -145,25 +141,35 @@ impl Solver {
             Sweeps::Scalar => Some(LaneKernel::Scalar),
             _ => None,
         };
-        // The shock levels and the lanes' groups read the patches only, each into its own
-        // store: built at once on two threads (each is serial, and the step's other threads
-        // wait for them).
-        let (patches, moving) = (&constraints.patches, velocities.moving.len());
-        let mut build_levels = || {
-            if shock {
-                levels.build(patches, moving);
-            }
-        };
-        let mut build_lanes = || {
+        // The warm start (bottom up, in the order the sweeps take), the shock levels and the
+        // lanes' groups read the patches only, each writing its own store: a large step's are
+        // run at once (each is serial, and the step's other threads wait for them).
+        {
+            let moving = velocities.moving.len();
+            let (constraints, tree) = (&*constraints, &*tree);
+            let patches = &constraints.patches;
+            let mut warm_up = || {
+                if whole_step {
+                    warm_start(warm, constraints, &tree.placed, velocities);
+                }
+            };
+            let mut build_levels = || {
+                if shock {
+                    levels.build(patches, moving);
+                }
+            };
+            let mut build_lanes = || {
+                if kernel.is_some() {
+                    lanes.build(tree, patches, moving);
+                }
+            };
             if kernel.is_some() {
-                lanes.build(tree, patches, moving);
+                rayon::join(warm_up, || rayon::join(build_levels, build_lanes));
+            } else {
+                warm_up();
+                build_levels();
+                build_lanes();
             }
-        };
-        if shock && kernel.is_some() {
-            rayon::join(build_levels, build_lanes);
-        } else {
-            build_levels();
-            build_lanes();
         }
         let prepare_seconds = prepared.elapsed().as_secs_f64();
         let clock = std::time::Instant::now();

@@ -73,6 +73,8 @@ pub(super) struct Tree {
     count: Vec<usize>,
     cursor: Vec<usize>,
     by_part: Vec<u32>,
+    /// Each patch's place in node order, by its place before [`group_parts`].
+    pub(super) placed: Vec<u32>,
 }
 
 impl Tree {
@@ -308,12 +310,16 @@ pub(super) fn group_parts(tree: &mut Tree, constraints: &mut Constraints) {
     }
     by_part.clear();
     by_part.resize(constraints.patches.len(), 0);
+    let placed = &mut tree.placed;
+    placed.clear();
+    placed.resize(constraints.patches.len(), 0);
     cursor.clear();
     cursor.extend_from_slice(count);
     // Bottom up within each node: the patches are copied once, from their prepared places.
     for k in constraints.bottom_up() {
         let r = rank(depth, constraints.patches[k].node as usize);
         by_part[cursor[r]] = k as u32;
+        placed[k] = cursor[r] as u32;
         cursor[r] += 1;
     }
     constraints.gather_patches(by_part);

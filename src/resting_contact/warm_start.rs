@@ -284,16 +284,19 @@ fn previous_patch<'c>(cache: &'c WarmStartCache, patch: &Patch) -> Option<&'c So
 /// Applies the warm impulses [`warm_impulses`] gave the rows and patches, patch by patch bottom
 /// up ([`Constraints::bottom_up`]): each row's normal impulse, then the patch's friction at the
 /// centre of the warm loads' pressure, as the sweeps apply them. Changes the moving slots'
-/// velocities.
+/// velocities. The patches are in the tree's node order: `placed` gives each one's place there
+/// by its place in the bottom-up order's indices (`split::group_parts`).
 pub(super) fn warm_start(
     cache: &WarmStartCache,
     constraints: &Constraints,
+    placed: &[u32],
     velocities: &mut Velocities,
 ) {
     if cache.previous.is_empty() {
         return;
     }
     for k in constraints.bottom_up() {
+        let k = placed[k] as usize;
         let (rows, patch) = (&constraints.rows, &constraints.patches[k]);
         let (sa, sb) = (patch.sa, patch.sb);
         let (mut va, mut vb) = (
