@@ -20,13 +20,33 @@ pub(super) struct Velocities {
     /// Velocities of the bodies the step moves, by slot, and their body indices.
     pub(super) moving: Vec<Vel>,
     pub(super) moving_bodies: Vec<usize>,
-    /// Velocities of the other bodies of the step (read-only slots).
+    /// Velocities of the other bodies of the step (read-only slots), and their body indices.
     pub(super) still: Vec<Vel>,
+    pub(super) still_bodies: Vec<usize>,
     /// Slot of each body (u32::MAX: not in the step).
     pub(super) slot: Vec<u32>,
 }
 
 impl Velocities {
+    /// Empties the slots for a step of a world of `bodies` bodies: only the last step's bodies
+    /// hold a slot, so only they are put back (a local re-solve names a few dozen bodies of a
+    /// world of thousands, and refilling the whole table was a cost per re-solve that grew with
+    /// the world).
+    pub(super) fn clear(&mut self, bodies: usize) {
+        if self.slot.len() == bodies {
+            for &i in self.moving_bodies.iter().chain(&self.still_bodies) {
+                self.slot[i] = u32::MAX;
+            }
+        } else {
+            self.slot.clear();
+            self.slot.resize(bodies, u32::MAX);
+        }
+        self.moving.clear();
+        self.moving_bodies.clear();
+        self.still.clear();
+        self.still_bodies.clear();
+    }
+
     /// Gives the moving bodies their solved velocities (the store stage).
     pub(super) fn store(&self, bodies: &mut [Body]) {
         for (i, v) in self.moving_bodies.iter().zip(&self.moving) {

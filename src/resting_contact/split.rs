@@ -169,17 +169,14 @@ pub(super) fn assign_slots(
 ) -> u32 {
     // The bodies are met in the patches' bottom-up order (the sweep order within a node).
     let (patches, bottom_up) = (&constraints.patches, constraints.bottom_up());
+    velocities.clear(bodies.len());
     let Velocities {
         moving,
         moving_bodies,
         still,
+        still_bodies,
         slot,
     } = velocities;
-    moving.clear();
-    moving_bodies.clear();
-    still.clear();
-    slot.clear();
-    slot.resize(bodies.len(), u32::MAX);
     let movers = &mut tree.movers;
     movers.clear();
     for patch in bottom_up.clone().map(|k| &patches[k]) {
@@ -274,6 +271,7 @@ pub(super) fn assign_slots(
                     v: bodies[i].velocity,
                     w: bodies[i].angular_velocity,
                 });
+                still_bodies.push(i);
             }
         }
     }
