@@ -57,7 +57,7 @@ pub(super) struct IslandScratch {
     sizes: Vec<u32>,
     /// Pairs (a < b) of overlapping limits, at least one body not fixed.
     pairs: Vec<(u32, u32)>,
-    candidates: Vec<u32>,
+    overlapping: Vec<(usize, usize)>,
     /// Heap entries per island (by root).
     events: Vec<u32>,
     /// Group of each island (by root), or `NONE`.
@@ -398,21 +398,15 @@ fn plan_groups(stores: &Stores, s: &mut IslandScratch, h: f64) -> usize {
     s.grid.rebuild(&s.limits, |i| !fixed[i]);
     s.sets.reset(n);
     s.pairs.clear();
-    let cand = &mut s.candidates;
-    for i in 0..n {
-        if s.fixed[i] {
-            continue;
-        }
-        s.grid.query(i, &s.limits[i], &s.limits, cand);
-        for &j in cand.iter() {
-            let j_fixed = s.fixed[j as usize];
-            if !j_fixed && (j as usize) < i {
-                continue; // found from j's side
-            }
-            s.pairs.push(((i as u32).min(j), (i as u32).max(j)));
-            if !j_fixed {
-                s.sets.union(i as u32, j);
-            }
+    // The grid's pairs are read on all cores; the sets joined are the same in any order (a
+    // set's root is its least member), and the pairs' order only lists the last axes to copy.
+    let overlapping = &mut s.overlapping;
+    s.grid
+        .overlapping_pairs(&s.limits, |i| !fixed[i], |_, _| true, overlapping);
+    for &(a, b) in overlapping.iter() {
+        s.pairs.push((a as u32, b as u32));
+        if !fixed[a] && !fixed[b] {
+            s.sets.union(a as u32, b as u32);
         }
     }
     s.sets.flatten();
