@@ -67,14 +67,24 @@ pub(super) struct ListingOrder {
 impl ListingOrder {
     /// Starts a grid for `boxes`, every body entered in order, its cells sized from the boxes
     /// with `sized(i)` true (moving bodies): twice their median largest side.
-    pub(super) fn reset(&mut self, boxes: &[Aabb], sized: impl Fn(usize) -> bool) {
+    pub(super) fn reset(&mut self, boxes: &[Aabb], sized: impl Fn(usize) -> bool + Sync) {
         let n = boxes.len();
         self.extents.clear();
-        self.extents.extend(
-            (0..n)
-                .filter(|&i| sized(i) && boxes[i].max_extent().is_finite())
-                .map(|i| boxes[i].max_extent()),
-        );
+        let extent = |i: usize| {
+            let e = boxes[i].max_extent();
+            (sized(i) && e.is_finite()).then_some(e)
+        };
+        // `sized` reads each body (a cache miss each in a large world): on all cores there,
+        // in body order either way.
+        if n >= super::PARALLEL_FLAGS {
+            use rayon::prelude::*;
+            let each = (0..n)
+                .into_par_iter()
+                .with_min_len(super::PARALLEL_FLAGS / 4);
+            self.extents.par_extend(each.filter_map(extent));
+        } else {
+            self.extents.extend((0..n).filter_map(extent));
+        }
         self.inv_cell = 0.0;
         self.at_reset.clear();
         self.at_reset.extend_from_slice(boxes);

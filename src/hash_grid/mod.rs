@@ -48,7 +48,7 @@ impl HashGrid {
     /// Starts over with `boxes`, one slot per box, each body entered in order: a new listing
     /// order, its cells sized from the boxes with `sized(i)` true (moving bodies), and every
     /// box fitted into its fat box.
-    pub fn rebuild(&mut self, boxes: &[Aabb], sized: impl Fn(usize) -> bool) {
+    pub fn rebuild(&mut self, boxes: &[Aabb], sized: impl Fn(usize) -> bool + Sync) {
         self.order.reset(boxes, sized);
         self.fat.resize(boxes.len());
         if !self.fat.has_cells() {
@@ -153,7 +153,7 @@ impl HashGrid {
     pub fn overlapping_pairs(
         &mut self,
         boxes: &[Aabb],
-        leads: impl Fn(usize) -> bool,
+        leads: impl Fn(usize) -> bool + Sync,
         keep: impl Fn(usize, usize) -> bool + Sync,
         out: &mut Vec<(usize, usize)>,
     ) {
@@ -164,7 +164,13 @@ impl HashGrid {
         }
         self.fat.fit_all(boxes);
         self.leading.clear();
-        self.leading.extend((0..n).map(leads));
+        // `leads` reads each body: on all cores in a large world (see `ListingOrder::reset`).
+        if n >= PARALLEL_FLAGS {
+            let each = (0..n).into_par_iter().with_min_len(PARALLEL_FLAGS / 4);
+            self.leading.par_extend(each.map(&leads));
+        } else {
+            self.leading.extend((0..n).map(leads));
+        }
         out.clear();
         let (fat, leading) = (&self.fat, &self.leading);
         let list = |bodies: std::ops::Range<usize>, out: &mut Vec<(usize, usize)>| {
@@ -208,6 +214,10 @@ impl HashGrid {
 /// Bodies whose pairs one thread lists at a time in [`HashGrid::overlapping_pairs`]: a few
 /// thousand neighbours to test, more than a hand-over to another thread costs.
 const PAIRS_PIECE: usize = 256;
+
+/// Bodies from which a rebuild's and a pair listing's per-body flags (`sized`, `leads`, which
+/// read each body) are found on the pool's threads.
+const PARALLEL_FLAGS: usize = 4096;
 
 #[cfg(test)]
 mod tests {

@@ -133,7 +133,7 @@ impl Stores {
     /// [`HashGrid::overlapping_pairs`]: crate::hash_grid::HashGrid::overlapping_pairs
     pub(super) fn pairs_of_boxes(
         &mut self,
-        leads: impl Fn(&Body) -> bool,
+        leads: impl Fn(&Body) -> bool + Sync,
         keep: impl Fn(&Body, &Body) -> bool + Sync,
         out: &mut Vec<(usize, usize)>,
     ) {
