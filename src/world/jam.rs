@@ -28,6 +28,16 @@ pub(super) const STAY_RATE: f64 = 0.1;
 pub(super) const CALM_STEPS: u8 = 4;
 /// Fewest bodies of a jammed island.
 pub(super) const MIN_BODIES: u32 = 8;
+/// Bodies from which the rule reads them on the pool's threads.
+const PARALLEL_BODIES: usize = 4096;
+
+/// What the rule reads of a body.
+#[derive(Clone, Copy)]
+pub(super) struct BodyJam {
+    awake: bool,
+    jammed: bool,
+    activity: u32,
+}
 
 impl Stores {
     /// Decides, at the start of the contact step from `t0`, which bodies are in jammed islands
@@ -47,13 +57,28 @@ impl Stores {
         jams.parent.clear();
         jams.parent.extend(0..n as u32);
         let bodies = &mut self.bodies;
-        let awake = |b: &[crate::body::Body], i: usize| b[i].is_awake_dynamic();
+        // What the rule reads of each body, read once (on all cores in a large world: a body
+        // read is a cache miss, and the passes below would read each body twice).
+        let state = |b: &crate::body::Body| BodyJam {
+            awake: b.is_awake_dynamic(),
+            jammed: b.jammed,
+            activity: b.activity,
+        };
+        jams.state.clear();
+        if n >= PARALLEL_BODIES {
+            use rayon::prelude::*;
+            let each = bodies.par_iter().with_min_len(PARALLEL_BODIES / 4);
+            jams.state.par_extend(each.map(state));
+        } else {
+            jams.state.extend(bodies.iter().map(state));
+        }
+        let awake = |s: &[BodyJam], i: usize| s[i].awake;
         // The last contact step's own contacts, not the pairs held since: a pair that comes to
         // rest mid-step is held in the stores of the island loop that found it, which the
         // world's do not see, so only these are the same on any number of threads.
         for c in &self.contacts.step.contacts {
             let (a, b) = (c.a as usize, c.b as usize);
-            if awake(bodies, a) && awake(bodies, b) {
+            if awake(&jams.state, a) && awake(&jams.state, b) {
                 let (ra, rb) = (find(&mut jams.parent, a), find(&mut jams.parent, b));
                 // The smaller root wins, so the partition's roots do not depend on the order
                 // the pairs are visited in.
@@ -64,33 +89,40 @@ impl Stores {
         jams.tally.clear();
         jams.tally.resize(n, IslandTally::default());
         for i in 0..n {
-            if !awake(bodies, i) {
+            let body = jams.state[i];
+            if !body.awake {
                 continue;
             }
             let r = find(&mut jams.parent, i);
-            let growth = bodies[i].activity.wrapping_sub(jams.seen[i]);
+            let growth = body.activity.wrapping_sub(jams.seen[i]);
             // A jam is sustained, one impact on a pile is a burst that fades.
             let smoothed = jams.smoothed[i] + SMOOTHING * (growth as f64 - jams.smoothed[i]);
             jams.smoothed[i] = smoothed;
             let t = &mut jams.tally[r];
             t.bodies += 1;
             t.activity += smoothed;
-            if bodies[i].jammed {
+            if body.jammed {
                 t.was_jammed = true;
                 t.calm = t.calm.max(jams.calm[i]);
             }
         }
         let mut any = false;
         for i in 0..n {
-            jams.seen[i] = bodies[i].activity;
-            if !awake(bodies, i) {
-                bodies[i].jammed = false;
+            let body = jams.state[i];
+            jams.seen[i] = body.activity;
+            // Only a body whose flag changes is written.
+            if !body.awake {
+                if body.jammed {
+                    bodies[i].jammed = false;
+                }
                 jams.calm[i] = 0;
                 continue;
             }
             let r = find(&mut jams.parent, i);
             let (jammed, calm) = rule(jams.tally[r]);
-            bodies[i].jammed = jammed;
+            if jammed != body.jammed {
+                bodies[i].jammed = jammed;
+            }
             jams.calm[i] = calm;
             any |= jammed;
             if jammed && r == i {

@@ -74,6 +74,9 @@ pub(super) struct Jams {
     /// Per island root, what the jam rule reads of its bodies (scratch).
     #[serde(skip)]
     pub(super) tally: Vec<IslandTally>,
+    /// Per body, what the jam rule reads of it (scratch).
+    #[serde(skip)]
+    pub(super) state: Vec<super::jam::BodyJam>,
 }
 
 /// What the jam rule (`world/jam.rs`) reads of an island's awake bodies.
