@@ -107,13 +107,13 @@ impl Stores {
             }
         }
         let mut any = false;
-        for i in 0..n {
+        for (i, target) in bodies.iter_mut().enumerate() {
             let body = jams.state[i];
             jams.seen[i] = body.activity;
             // Only a body whose flag changes is written.
             if !body.awake {
                 if body.jammed {
-                    bodies[i].jammed = false;
+                    target.jammed = false;
                 }
                 jams.calm[i] = 0;
                 continue;
@@ -121,7 +121,7 @@ impl Stores {
             let r = find(&mut jams.parent, i);
             let (jammed, calm) = rule(jams.tally[r]);
             if jammed != body.jammed {
-                bodies[i].jammed = jammed;
+                target.jammed = jammed;
             }
             jams.calm[i] = calm;
             any |= jammed;
