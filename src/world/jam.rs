@@ -15,7 +15,7 @@
 //! Impulse). The rule reads counts that do not depend on the thread count, so neither does it.
 //! See docs/measurements.md, Jammed islands, for the rates measured on the bundled scenes.
 
-use super::stores::{IslandTally, Stores};
+use super::stores::{BodyJam, IslandTally, Stores};
 
 /// Weight of the last contact step in a body's smoothed activity (an exponential moving average
 /// over about 1/SMOOTHING steps).
@@ -30,14 +30,6 @@ pub(super) const CALM_STEPS: u8 = 4;
 pub(super) const MIN_BODIES: u32 = 8;
 /// Bodies from which the rule reads them on the pool's threads.
 const PARALLEL_BODIES: usize = 4096;
-
-/// What the rule reads of a body.
-#[derive(Clone, Copy)]
-pub(super) struct BodyJam {
-    awake: bool,
-    jammed: bool,
-    activity: u32,
-}
 
 impl Stores {
     /// Decides, at the start of the contact step from `t0`, which bodies are in jammed islands

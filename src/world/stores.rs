@@ -76,7 +76,15 @@ pub(super) struct Jams {
     pub(super) tally: Vec<IslandTally>,
     /// Per body, what the jam rule reads of it (scratch).
     #[serde(skip)]
-    pub(super) state: Vec<super::jam::BodyJam>,
+    pub(super) state: Vec<BodyJam>,
+}
+
+/// What the jam rule (`world/jam.rs`) reads of a body.
+#[derive(Clone, Copy)]
+pub(super) struct BodyJam {
+    pub(super) awake: bool,
+    pub(super) jammed: bool,
+    pub(super) activity: u32,
 }
 
 /// What the jam rule (`world/jam.rs`) reads of an island's awake bodies.
