@@ -23,7 +23,7 @@ use super::settings::Settings;
 use super::stores::Stores;
 use super::Scratch;
 use super::{Aabb, Counts, ImpulseEvent, Motion, SimError, World};
-use crate::body::BodyHot;
+use crate::body::{Body, BodyHot};
 use crate::event_heap::PairEvent;
 use crate::hash_grid::HashGrid;
 use crate::union_find::UnionFind;
@@ -41,6 +41,8 @@ const MAX_ISLAND_SHARE: f64 = 0.75;
 const GROUPS_PER_THREAD: usize = 2;
 /// No group (an island without heap entries).
 const NONE: u32 = u32::MAX;
+/// Bodies from which the island count reads them on the pool's threads.
+const PARALLEL_BODIES: usize = 4096;
 
 /// Buffers of the parallel event loop, kept between steps.
 #[derive(Default)]
@@ -53,8 +55,10 @@ pub(super) struct IslandScratch {
     /// Each body's island (its root, once flattened); also the step's island count
     /// ([`World::note_islands`]).
     sets: UnionFind,
-    /// Awake dynamic bodies per island root ([`World::note_islands`]).
+    /// Awake dynamic bodies per island root, and whether each body is one
+    /// ([`World::note_islands`]).
     sizes: Vec<u32>,
+    awake: Vec<bool>,
     /// Pairs (a < b) of overlapping limits, at least one body not fixed.
     pairs: Vec<(u32, u32)>,
     overlapping: Vec<(usize, usize)>,
@@ -126,10 +130,19 @@ impl World {
     pub(super) fn note_islands(&mut self, pairs: &[(usize, usize)]) {
         let n = self.stores.bodies.len();
         let s = &mut self.islands;
+        // Which bodies are awake and dynamic, read once (on all cores in a large world: a body
+        // read is a cache miss).
+        let bodies = &self.stores.bodies;
+        s.awake.clear();
+        if n >= PARALLEL_BODIES {
+            let each = bodies.par_iter().with_min_len(PARALLEL_BODIES / 4);
+            s.awake.par_extend(each.map(Body::is_awake_dynamic));
+        } else {
+            s.awake.extend(bodies.iter().map(Body::is_awake_dynamic));
+        }
         s.sets.reset(n);
         for &(a, b) in pairs {
-            if self.stores.bodies[a].is_awake_dynamic() && self.stores.bodies[b].is_awake_dynamic()
-            {
+            if s.awake[a] && s.awake[b] {
                 s.sets.union(a as u32, b as u32);
             }
         }
@@ -137,7 +150,7 @@ impl World {
         s.sizes.resize(n, 0);
         let mut largest = 0;
         for i in 0..n {
-            if self.stores.bodies[i].is_awake_dynamic() {
+            if s.awake[i] {
                 let r = s.sets.find(i as u32) as usize;
                 s.sizes[r] += 1;
                 largest = largest.max(s.sizes[r]);
