@@ -19,6 +19,26 @@ pub(crate) use world_inertia::WorldInertia;
 /// Polytopes with more vertices than this use the support-function TOI bound instead.
 pub const MAX_BOUND_VERTICES: usize = 16;
 
+/// Bodies from which a pass that reads every body ([`read_each`]) runs on the pool's threads.
+const PARALLEL_READS: usize = 4096;
+
+/// `read` of every body into `out` (cleared first), in body order: on all cores in a large
+/// world, where each body read is a cache miss (a body is hundreds of bytes).
+pub(crate) fn read_each<T: Send>(
+    bodies: &[Body],
+    out: &mut Vec<T>,
+    read: impl Fn(&Body) -> T + Sync + Send,
+) {
+    out.clear();
+    if bodies.len() >= PARALLEL_READS {
+        use rayon::prelude::*;
+        let each = bodies.par_iter().with_min_len(PARALLEL_READS / 4);
+        out.par_extend(each.map(read));
+    } else {
+        out.extend(bodies.iter().map(read));
+    }
+}
+
 /// Body-frame vertices of a polytope shape for the per-vertex TOI bound (see
 /// [`crate::toi_bound::EnvelopeBound`]); empty for curved shapes and large hulls.
 pub(crate) fn bound_vertices(shape: &Shape, shape_to_body: &Pose) -> Vec<DVec3> {

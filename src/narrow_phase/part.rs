@@ -331,7 +331,7 @@ impl Part {
                 center,
                 rotation,
                 half_extents,
-            } => u.dot(*center) + in_box_frame(rotation, u).abs().dot(*half_extents),
+            } => box_support(center, rotation, half_extents, u),
             Geom::Cylinder {
                 center,
                 axis,
@@ -526,8 +526,15 @@ impl BoxGeom {
     /// [`Part::support`] of the box.
     #[inline(always)]
     pub(super) fn support(&self, u: DVec3) -> f64 {
-        u.dot(self.center) + in_box_frame(&self.rotation, u).abs().dot(self.half_extents)
+        box_support(&self.center, &self.rotation, &self.half_extents, u)
     }
+}
+
+/// The support of a box part along `u` (body frame): one formula for [`Part::support`] and
+/// [`BoxGeom::support`], which must agree bit for bit.
+#[inline(always)]
+fn box_support(center: &DVec3, rotation: &DQuat, half_extents: &DVec3, u: DVec3) -> f64 {
+    u.dot(*center) + in_box_frame(rotation, u).abs().dot(*half_extents)
 }
 
 impl Part {

@@ -23,7 +23,7 @@ use super::settings::Settings;
 use super::stores::Stores;
 use super::Scratch;
 use super::{Aabb, Counts, ImpulseEvent, Motion, SimError, World};
-use crate::body::{Body, BodyHot};
+use crate::body::{read_each, Body, BodyHot};
 use crate::event_heap::PairEvent;
 use crate::hash_grid::HashGrid;
 use crate::union_find::UnionFind;
@@ -41,8 +41,6 @@ const MAX_ISLAND_SHARE: f64 = 0.75;
 const GROUPS_PER_THREAD: usize = 2;
 /// No group (an island without heap entries).
 const NONE: u32 = u32::MAX;
-/// Bodies from which the island count reads them on the pool's threads.
-const PARALLEL_BODIES: usize = 4096;
 
 /// Buffers of the parallel event loop, kept between steps.
 #[derive(Default)]
@@ -130,16 +128,8 @@ impl World {
     pub(super) fn note_islands(&mut self, pairs: &[(usize, usize)]) {
         let n = self.stores.bodies.len();
         let s = &mut self.islands;
-        // Which bodies are awake and dynamic, read once (on all cores in a large world: a body
-        // read is a cache miss).
-        let bodies = &self.stores.bodies;
-        s.awake.clear();
-        if n >= PARALLEL_BODIES {
-            let each = bodies.par_iter().with_min_len(PARALLEL_BODIES / 4);
-            s.awake.par_extend(each.map(Body::is_awake_dynamic));
-        } else {
-            s.awake.extend(bodies.iter().map(Body::is_awake_dynamic));
-        }
+        // Which bodies are awake and dynamic, read once (a cache miss each in a large world).
+        read_each(&self.stores.bodies, &mut s.awake, Body::is_awake_dynamic);
         s.sets.reset(n);
         for &(a, b) in pairs {
             if s.awake[a] && s.awake[b] {

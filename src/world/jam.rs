@@ -16,6 +16,7 @@
 //! See docs/measurements.md, Jammed islands, for the rates measured on the bundled scenes.
 
 use super::stores::{BodyJam, IslandTally, Stores};
+use crate::body::read_each;
 
 /// Weight of the last contact step in a body's smoothed activity (an exponential moving average
 /// over about 1/SMOOTHING steps).
@@ -28,8 +29,6 @@ pub(super) const STAY_RATE: f64 = 0.1;
 pub(super) const CALM_STEPS: u8 = 4;
 /// Fewest bodies of a jammed island.
 pub(super) const MIN_BODIES: u32 = 8;
-/// Bodies from which the rule reads them on the pool's threads.
-const PARALLEL_BODIES: usize = 4096;
 
 impl Stores {
     /// Decides, at the start of the contact step from `t0`, which bodies are in jammed islands
@@ -49,28 +48,19 @@ impl Stores {
         jams.parent.clear();
         jams.parent.extend(0..n as u32);
         let bodies = &mut self.bodies;
-        // What the rule reads of each body, read once (on all cores in a large world: a body
-        // read is a cache miss, and the passes below would read each body twice).
-        let state = |b: &crate::body::Body| BodyJam {
+        // What the rule reads of each body, read once (the passes below would read each body
+        // twice, a cache miss each in a large world).
+        read_each(bodies, &mut jams.state, |b| BodyJam {
             awake: b.is_awake_dynamic(),
             jammed: b.jammed,
             activity: b.activity,
-        };
-        jams.state.clear();
-        if n >= PARALLEL_BODIES {
-            use rayon::prelude::*;
-            let each = bodies.par_iter().with_min_len(PARALLEL_BODIES / 4);
-            jams.state.par_extend(each.map(state));
-        } else {
-            jams.state.extend(bodies.iter().map(state));
-        }
-        let awake = |s: &[BodyJam], i: usize| s[i].awake;
+        });
         // The last contact step's own contacts, not the pairs held since: a pair that comes to
         // rest mid-step is held in the stores of the island loop that found it, which the
         // world's do not see, so only these are the same on any number of threads.
         for c in &self.contacts.step.contacts {
             let (a, b) = (c.a as usize, c.b as usize);
-            if awake(&jams.state, a) && awake(&jams.state, b) {
+            if jams.state[a].awake && jams.state[b].awake {
                 let (ra, rb) = (find(&mut jams.parent, a), find(&mut jams.parent, b));
                 // The smaller root wins, so the partition's roots do not depend on the order
                 // the pairs are visited in.
