@@ -128,6 +128,22 @@ fn ahead(fat: Aabb, old: &Aabb, b: &Aabb) -> Aabb {
 }
 
 impl FatBoxes {
+    /// The boxes themselves (no pad) entered in cells of side `cell`, without neighbour
+    /// lists: for a pass over the pairs that may stop after a few ([`super::PairPass`]), where
+    /// building every list would cost as much as listing every pair (10 000 boxes all
+    /// overlapping each other: 10^8 entries).
+    pub(super) fn unlisted(boxes: &[Aabb], cell: f64) -> FatBoxes {
+        let mut unlisted = FatBoxes::default();
+        unlisted.resize(boxes.len());
+        unlisted.set_cell(cell);
+        for (id, b) in boxes.iter().enumerate() {
+            unlisted.fat[id] = *b;
+            unlisted.place[id] = unlisted.place_of(b);
+            unlisted.enter(id);
+        }
+        unlisted
+    }
+
     /// Number of slots.
     pub(super) fn len(&self) -> usize {
         self.fat.len()

@@ -22,12 +22,14 @@
 mod cell_index;
 mod fat_boxes;
 mod listing_order;
+mod pair_pass;
 #[cfg(test)]
 mod reference;
 
 use crate::swept_aabb::Aabb;
 use fat_boxes::FatBoxes;
 use listing_order::ListingOrder;
+pub use pair_pass::PairPass;
 
 /// The broad phase: fat boxes kept across steps and the listing order of the last rebuild.
 #[derive(Default)]
