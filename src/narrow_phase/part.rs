@@ -404,24 +404,7 @@ impl Part {
                 center,
                 rotation,
                 half_extents,
-            } => {
-                let c = pose.transform_point(*center);
-                // A box part unturned in its body (every cube) skips the product: it would
-                // give the body's orientation, up to the signs of zero components, which the
-                // absolute values below do not see.
-                let q = match *rotation == DQuat::IDENTITY {
-                    true => pose.orientation,
-                    false => pose.orientation * *rotation,
-                };
-                let m = glam::DMat3::from_quat(q);
-                // Extent along world axis i: Σ_j |R_ij| h_j.
-                let e = DVec3::new(
-                    m.row(0).abs().dot(*half_extents),
-                    m.row(1).abs().dot(*half_extents),
-                    m.row(2).abs().dot(*half_extents),
-                );
-                (c - e, c + e)
-            }
+            } => box_aabb(center, rotation, half_extents, pose),
             Geom::Cylinder {
                 center,
                 axis,
@@ -523,11 +506,39 @@ pub(super) struct BoxGeom {
 }
 
 impl BoxGeom {
+    /// [`Part::aabb`] of the box.
+    #[inline(always)]
+    pub(super) fn aabb(&self, pose: &Pose) -> (DVec3, DVec3) {
+        box_aabb(&self.center, &self.rotation, &self.half_extents, pose)
+    }
+
     /// [`Part::support`] of the box.
     #[inline(always)]
     pub(super) fn support(&self, u: DVec3) -> f64 {
         box_support(&self.center, &self.rotation, &self.half_extents, u)
     }
+}
+
+/// The world box of a box part with its body at `pose`: one formula for [`Part::aabb`] and
+/// [`BoxGeom::aabb`], which must agree bit for bit.
+#[inline(always)]
+fn box_aabb(center: &DVec3, rotation: &DQuat, half_extents: &DVec3, pose: &Pose) -> (DVec3, DVec3) {
+    let c = pose.transform_point(*center);
+    // A box part unturned in its body (every cube) skips the product: it would give the body's
+    // orientation, up to the signs of zero components, which the absolute values below do not
+    // see.
+    let q = match *rotation == DQuat::IDENTITY {
+        true => pose.orientation,
+        false => pose.orientation * *rotation,
+    };
+    let m = glam::DMat3::from_quat(q);
+    // Extent along world axis i: Σ_j |R_ij| h_j.
+    let e = DVec3::new(
+        m.row(0).abs().dot(*half_extents),
+        m.row(1).abs().dot(*half_extents),
+        m.row(2).abs().dot(*half_extents),
+    );
+    (c - e, c + e)
 }
 
 /// The support of a box part along `u` (body frame): one formula for [`Part::support`] and
