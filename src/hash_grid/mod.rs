@@ -181,10 +181,8 @@ impl HashGrid {
                 let above = near.partition_point(|&j| j as usize <= i);
                 for &j in &near[above..] {
                     let j = j as usize;
-                    let (lead, other) = match (leading[i], leading[j]) {
-                        (true, _) => (i, j),
-                        (false, true) => (j, i),
-                        (false, false) => continue,
+                    let Some((lead, other)) = lead_of(i, j, leading[i], leading[j]) else {
+                        continue;
                     };
                     if boxes[other].overlaps(&boxes[lead]) && keep(lead, other) {
                         out.push((i, j));
@@ -210,6 +208,17 @@ impl HashGrid {
         for piece in &self.pieces[..pieces] {
             out.extend_from_slice(piece);
         }
+    }
+}
+
+/// Which of bodies `i` < `j` leads their pair, and the other: `i` if it leads, else `j` if
+/// that does; `None` if neither does (a pair of two followers is not listed).
+#[inline(always)]
+fn lead_of(i: usize, j: usize, i_leads: bool, j_leads: bool) -> Option<(usize, usize)> {
+    match (i_leads, j_leads) {
+        (true, _) => Some((i, j)),
+        (false, true) => Some((j, i)),
+        (false, false) => None,
     }
 }
 

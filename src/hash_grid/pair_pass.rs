@@ -6,6 +6,7 @@
 //! [`HashGrid::overlapping_pairs`]: super::HashGrid::overlapping_pairs
 
 use super::fat_boxes::FatBoxes;
+use super::lead_of;
 use super::listing_order::ListingOrder;
 use crate::swept_aabb::Aabb;
 
@@ -61,10 +62,8 @@ impl<'a> PairPass<'a> {
         let i_leads = leads(i);
         for &j in &self.found[above..] {
             let j = j as usize;
-            let (lead, other) = match (i_leads, leads(j)) {
-                (true, _) => (i, j),
-                (false, true) => (j, i),
-                (false, false) => continue,
+            let Some((lead, other)) = lead_of(i, j, i_leads, leads(j)) else {
+                continue;
             };
             if keep(lead, other) {
                 out.push((i, j));

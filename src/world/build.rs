@@ -4,7 +4,6 @@
 //! scene file (`World::new` lives there, in `scene/build_world.rs`), so that the file format
 //! depends on the engine and never the reverse.
 
-use super::pair_bound::pair_matters;
 use super::settings::{Settings, WorldConfig};
 use super::stores::{Clock, Stores};
 use super::swept_boxes::fill_boxes;
@@ -51,8 +50,8 @@ impl World {
     /// indices (a, b) and the depth (m, > 0); or the first pair whose query the geometry library
     /// failed on, with its message. It stops at `most`, and lists a body's pairs only after the
     /// previous body's are measured: a scene of 10 000 bodies all overlapping would otherwise
-    /// measure 3 million pairs (70 s) or list 5e7 (5 GB). The measuring leaves the run's counters at
-    /// zero.
+    /// measure 3 million pairs (70 s) or list 5e7 (5 GB). The measuring leaves the run's
+    /// counters at zero.
     #[allow(clippy::type_complexity)]
     pub(crate) fn initial_overlaps(
         &mut self,
@@ -68,10 +67,7 @@ impl World {
         let mut failed = None;
         'pass: while pass.next_body(
             |i| stores.bodies[i].moves(),
-            |a, b| {
-                let (ba, bb) = (&stores.bodies[a], &stores.bodies[b]);
-                pair_matters(ba, bb) && !stores.joints.joined(a, b)
-            },
+            |a, b| stores.pair_matters(a, b),
             &mut pairs,
         ) {
             for &(a, b) in &pairs {
