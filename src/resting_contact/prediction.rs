@@ -46,24 +46,56 @@ pub(super) fn relative_acceleration(
     gravity: DVec3,
     h: f64,
 ) -> DVec3 {
-    let (pa, pb) = (ba.path_acceleration(ra, h), bb.path_acceleration(rb, h));
-    // Only a path body's own spin is left out of the free bodies' centripetal term.
-    let w_a = if pa.is_some() {
-        DVec3::ZERO
-    } else {
-        ba.angular_velocity
-    };
-    let w_b = if pb.is_some() {
-        DVec3::ZERO
-    } else {
-        bb.angular_velocity
-    };
-    let spin = w_a.cross(w_a.cross(ra)) - w_b.cross(w_b.cross(rb));
-    let free =
-        ba.acceleration(gravity) - bb.acceleration(gravity) + spin.dot(normal).min(0.0) * normal;
-    match (pa, pb) {
-        (None, None) => free,
-        (pa, pb) => free + pa.unwrap_or(DVec3::ZERO) - pb.unwrap_or(DVec3::ZERO),
+    PairAcceleration::new(ba, bb, gravity).at(ra, rb, normal, h)
+}
+
+/// [`relative_acceleration`] for the contacts of one pair: what does not depend on the point
+/// (each body's spin as the centripetal term takes it, the free bodies' accelerations, whether
+/// either is on a path) taken once for all of them.
+pub(super) struct PairAcceleration<'a> {
+    ba: &'a Body,
+    bb: &'a Body,
+    /// The spins in the centripetal term: a path body's own is left out.
+    w_a: DVec3,
+    w_b: DVec3,
+    /// a's acceleration less b's in free flight.
+    free: DVec3,
+    /// Either body on a prescribed path.
+    path: bool,
+}
+
+impl<'a> PairAcceleration<'a> {
+    pub(super) fn new(ba: &'a Body, bb: &'a Body, gravity: DVec3) -> Self {
+        // Only a path body's own spin is left out of the free bodies' centripetal term.
+        let spin = |b: &Body| match b.path {
+            Some(_) => DVec3::ZERO,
+            None => b.angular_velocity,
+        };
+        PairAcceleration {
+            ba,
+            bb,
+            w_a: spin(ba),
+            w_b: spin(bb),
+            free: ba.acceleration(gravity) - bb.acceleration(gravity),
+            path: ba.path.is_some() || bb.path.is_some(),
+        }
+    }
+
+    /// The relative acceleration at the contact `ra`, `rb` from the centres of mass, with
+    /// `normal` (see [`relative_acceleration`]).
+    #[inline]
+    pub(super) fn at(&self, ra: DVec3, rb: DVec3, normal: DVec3, h: f64) -> DVec3 {
+        let (w_a, w_b) = (self.w_a, self.w_b);
+        let spin = w_a.cross(w_a.cross(ra)) - w_b.cross(w_b.cross(rb));
+        let free = self.free + spin.dot(normal).min(0.0) * normal;
+        if !self.path {
+            return free;
+        }
+        let (pa, pb) = (
+            self.ba.path_acceleration(ra, h),
+            self.bb.path_acceleration(rb, h),
+        );
+        free + pa.unwrap_or(DVec3::ZERO) - pb.unwrap_or(DVec3::ZERO)
     }
 }
 

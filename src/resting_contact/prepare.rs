@@ -4,7 +4,7 @@
 
 use super::parallel_append::append_pieces;
 use super::patch::{tangent_inverse, tracked, Constraints, Patch, Row};
-use super::prediction::{bias, flight_slip, push_bias, relative_acceleration};
+use super::prediction::{bias, flight_slip, push_bias, PairAcceleration};
 use super::{RestingContact, StepSettings};
 use crate::body::Body;
 use crate::collision_impulse::collision_matrix;
@@ -225,14 +225,19 @@ fn add_patch(
     let (ba, bb) = (&bodies[a], &bodies[b]);
     let first = built.rows;
     let t = tracked(bodies, a, b);
+    // What every point of the pair shares, taken once: the bodies' inverse masses and world
+    // inverse inertias, their accelerations, the tracked body's frame.
+    let (inv_mass_a, inv_mass_b) = (ba.effective_inv_mass(), bb.effective_inv_mass());
     let (inv_inertia_a, inv_inertia_b) = (ba.inv_inertia_world(), bb.inv_inertia_world());
+    let accelerations = PairAcceleration::new(ba, bb, settings.gravity);
+    let (to_tracked, tracked_at) = (bodies[t].orientation.inverse(), bodies[t].position);
     // The collision matrix K of a point at r_a, r_b from the two centres of mass.
     let k_at = |ra: DVec3, rb: DVec3| {
         collision_matrix(
-            ba.effective_inv_mass(),
+            inv_mass_a,
             &inv_inertia_a,
             ra,
-            bb.effective_inv_mass(),
+            inv_mass_b,
             &inv_inertia_b,
             rb,
         )
@@ -247,14 +252,14 @@ fn add_patch(
         let n = c.normal;
         let (ang_a, ang_b) = (inv_inertia_a * ra.cross(n), inv_inertia_b * rb.cross(n));
         // n·K·n without forming K: 1/m_a + (r_a×n)·I_a⁻¹(r_a×n), and the same for b.
-        let k_a = ba.effective_inv_mass() + ra.cross(n).dot(ang_a);
-        let k_b = bb.effective_inv_mass() + rb.cross(n).dot(ang_b);
+        let k_a = inv_mass_a + ra.cross(n).dot(ang_a);
+        let k_b = inv_mass_b + rb.cross(n).dot(ang_b);
         let k_nn = k_a + k_b;
         if k_nn.is_nan() || k_nn <= 1e-300 {
             continue; // neither body yields
         }
         let inverse = |k: f64| if k > 1e-300 { 1.0 / k } else { 0.0 };
-        let acc = relative_acceleration(ba, bb, ra, rb, n, settings.gravity, h);
+        let acc = accelerations.at(ra, rb, n, h);
         let shortfall = push_bias(c.separation, settings.target, settings.push_out, h);
         rows[built.rows] = Row {
             ra,
@@ -274,13 +279,13 @@ fn add_patch(
             inv_k_nn: 1.0 / k_nn,
             inv_k_a: inverse(k_a),
             inv_k_b: inverse(k_b),
-            lin_a: n * ba.effective_inv_mass(),
+            lin_a: n * inv_mass_a,
             ang_a,
-            lin_b: n * bb.effective_inv_mass(),
+            lin_b: n * inv_mass_b,
             ang_b,
             impulse: 0.0,
             one_sided: 0.0,
-            local: bodies[t].orientation.inverse() * (c.position - bodies[t].position),
+            local: to_tracked * (c.position - tracked_at),
             spread: DVec3::ZERO,
             spread_sq: 0.0,
             lever: 0.0,
@@ -319,7 +324,7 @@ fn add_patch(
             .is_some()
     };
     let half_gap = half_gap / count as f64;
-    let half_gap = match (ba.effective_inv_mass() > 0.0, bb.effective_inv_mass() > 0.0) {
+    let half_gap = match (inv_mass_a > 0.0, inv_mass_b > 0.0) {
         (true, false) if rolls(ba, centroid + half_gap) => half_gap,
         (false, true) if rolls(bb, centroid - half_gap) => half_gap,
         _ => DVec3::ZERO,
@@ -339,7 +344,7 @@ fn add_patch(
     } else {
         DVec3::ZERO
     };
-    let drift = 0.5 * h * relative_acceleration(ba, bb, ra, rb, normal, settings.gravity, h) + slip;
+    let drift = 0.5 * h * accelerations.at(ra, rb, normal, h) + slip;
     let friction = points[0].friction;
     let u =
         ba.velocity + ba.angular_velocity.cross(ra) - bb.velocity - bb.angular_velocity.cross(rb)
@@ -357,8 +362,8 @@ fn add_patch(
         friction,
         drift,
         k,
-        inv_mass_a: ba.effective_inv_mass(),
-        inv_mass_b: bb.effective_inv_mass(),
+        inv_mass_a,
+        inv_mass_b,
         inv_inertia_a,
         inv_inertia_b,
         k_tt_inv: tangent_inverse(&k, normal),
