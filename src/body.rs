@@ -540,6 +540,40 @@ impl Body {
     }
 }
 
+/// A body's velocities saved before a solve or a round, to see whether it changed them, to put
+/// them back, or to report the change.
+#[derive(Clone, Copy, Debug)]
+pub struct SavedVelocity {
+    /// The body's index.
+    pub body: usize,
+    pub velocity: DVec3,
+    pub angular_velocity: DVec3,
+}
+
+impl SavedVelocity {
+    /// Body `i`'s (`body`) present velocities.
+    pub fn of(i: usize, body: &Body) -> Self {
+        SavedVelocity {
+            body: i,
+            velocity: body.velocity,
+            angular_velocity: body.angular_velocity,
+        }
+    }
+
+    /// Whether the body's velocities differ from the saved ones.
+    pub fn changed(&self, bodies: &[Body]) -> bool {
+        let body = &bodies[self.body];
+        body.velocity != self.velocity || body.angular_velocity != self.angular_velocity
+    }
+
+    /// Puts the saved velocities back.
+    pub fn restore(&self, bodies: &mut [Body]) {
+        let body = &mut bodies[self.body];
+        body.velocity = self.velocity;
+        body.angular_velocity = self.angular_velocity;
+    }
+}
+
 impl Body {
     /// Puts the body to sleep: it stops where it is.
     pub fn sleep(&mut self) {

@@ -8,7 +8,7 @@
 use super::dense::Cholesky;
 use super::{anchor, turned, Joint, JointKind, Joints};
 use crate::ballistic;
-use crate::body::Body;
+use crate::body::{Body, SavedVelocity};
 use crate::constraint_row::{apply, fill_couplings, velocity, End};
 use glam::{DMat3, DQuat, DVec3};
 
@@ -352,7 +352,7 @@ impl Joints {
         bodies: &mut [Body],
         (a, b): (usize, usize),
         point: DVec3,
-        saved: &mut Vec<(usize, DVec3, DVec3)>,
+        saved: &mut Vec<SavedVelocity>,
     ) -> DMat3 {
         let mut which: Vec<usize> = [a, b]
             .iter()
@@ -363,12 +363,12 @@ impl Joints {
         saved.clear();
         for &m in &which {
             for &i in &self.articulations[m].0 {
-                saved.push((i, bodies[i].velocity, bodies[i].angular_velocity));
+                saved.push(SavedVelocity::of(i, &bodies[i]));
             }
         }
         for i in [a, b] {
-            if !saved.iter().any(|s| s.0 == i) {
-                saved.push((i, bodies[i].velocity, bodies[i].angular_velocity));
+            if !saved.iter().any(|s| s.body == i) {
+                saved.push(SavedVelocity::of(i, &bodies[i]));
             }
         }
         // The limits as the present velocities have them (a hinge resting on its stop stays
@@ -386,8 +386,8 @@ impl Joints {
         let mut cols = [DVec3::ZERO; 3];
         for (k, col) in cols.iter_mut().enumerate() {
             for s in saved.iter() {
-                bodies[s.0].velocity = DVec3::ZERO;
-                bodies[s.0].angular_velocity = DVec3::ZERO;
+                bodies[s.body].velocity = DVec3::ZERO;
+                bodies[s.body].angular_velocity = DVec3::ZERO;
             }
             let e = DVec3::AXES[k];
             bodies[a].apply_impulse(e, point);
@@ -395,9 +395,8 @@ impl Joints {
             system.project(bodies);
             *col = bodies[a].point_velocity(point) - bodies[b].point_velocity(point);
         }
-        for &(i, v, w) in saved.iter() {
-            bodies[i].velocity = v;
-            bodies[i].angular_velocity = w;
+        for s in saved.iter() {
+            s.restore(bodies);
         }
         // Symmetric in exact arithmetic; average away the rounding.
         let k = DMat3::from_cols(cols[0], cols[1], cols[2]);

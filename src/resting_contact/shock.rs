@@ -26,7 +26,11 @@ fn solve_patch_one_sided(
 ) {
     let (sa, sb) = (patch.sa, patch.sb);
     let (mut va, mut vb) = (read(sa, slots, still), read(sb, slots, still));
-    let &(free, k_tt_inv, twist_inv) = one_sided;
+    let &OneSided {
+        free,
+        k_tt_inv,
+        twist_inv,
+    } = one_sided;
     let [a_free, b_free] = free;
     let mut load = Load::default();
     let first = patch.first - row_base;
@@ -73,7 +77,15 @@ fn solve_patch_one_sided(
 
 /// Which bodies of a patch take impulses in its shock-propagation level, with the friction
 /// inverses built from those bodies alone (see [`solve_patch_one_sided`]).
-pub(super) type OneSided = ([bool; 2], DMat3, f64);
+#[derive(Clone, Copy)]
+pub(super) struct OneSided {
+    /// Whether a, and b, take impulses.
+    free: [bool; 2],
+    /// The inverse of the free bodies' collision matrix on the tangent plane, and of their
+    /// twisting inertia about the normal (0: no twist), as `Patch::k_tt_inv`, `twist_inv`.
+    k_tt_inv: DMat3,
+    twist_inv: f64,
+}
 
 /// The shock-propagation stage: level by level of `by_level` (its entries `from..to` being one
 /// level's), `shock_iterations` one-sided sweeps of the level's patches by `sweep(from, to,
@@ -235,7 +247,11 @@ impl ShockLevels {
             if a_free && b_free {
                 // Both bodies of the level: the patch's own inverses, which `prepare` found
                 // from these same masses and inertias.
-                return ([true, true], p.k_tt_inv, p.twist_inv);
+                return OneSided {
+                    free: [true, true],
+                    k_tt_inv: p.k_tt_inv,
+                    twist_inv: p.twist_inv,
+                };
             }
             let zero = DMat3::ZERO;
             let k_free = collision_matrix(
@@ -261,7 +277,11 @@ impl ShockLevels {
             } else {
                 0.0
             };
-            ([a_free, b_free], tangent_inverse(&k_free, n), twist_inv)
+            OneSided {
+                free: [a_free, b_free],
+                k_tt_inv: tangent_inverse(&k_free, n),
+                twist_inv,
+            }
         };
         if large {
             let each = self.by_level.par_iter().with_min_len(PARALLEL_LEVELS / 4);

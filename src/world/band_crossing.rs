@@ -12,6 +12,7 @@
 //! ([`Stores::gather_crossings`]). See `docs/design.md`, Band crossings.
 
 use super::collide::body_proximity;
+use super::held::SeedPair;
 use super::stores::Stores;
 use super::Scratch;
 use crate::body::BodyHot;
@@ -177,7 +178,7 @@ impl Stores {
         a: usize,
         b: usize,
         t: f64,
-        seeds: &mut Vec<(usize, usize, u32)>,
+        seeds: &mut Vec<SeedPair>,
         cand: &mut Vec<u32>,
         points: &mut Vec<ContactPoint>,
     ) {
@@ -198,7 +199,7 @@ impl Stores {
                     continue;
                 }
                 if self.contacts.held.pairs.contains_key(&(x as u32, y as u32))
-                    || seeds.iter().any(|&(p, q, _)| (p, q) == (x, y))
+                    || seeds.iter().any(|s| (s.a, s.b) == (x, y))
                 {
                     continue;
                 }
@@ -214,7 +215,7 @@ impl Stores {
                 }
                 self.hold(x, y, (0, 0));
                 let tries = self.contacts.held.count_resolve(x, y);
-                seeds.push((x, y, tries));
+                seeds.push(SeedPair { a: x, b: y, tries });
             }
         }
     }

@@ -7,7 +7,7 @@ use super::stores::Stores;
 use super::RestingContactMode;
 use super::Scratch;
 use super::{EventKind, SimError};
-use crate::body::{Body, Motion};
+use crate::body::{Body, Motion, SavedVelocity};
 use crate::collision_impulse::{
     collision_frame, collision_impulse, collision_matrix, ContactLaw, ImpulseKind,
 };
@@ -16,9 +16,17 @@ use crate::geometry_guard::guarded;
 use crate::narrow_phase::{proximity, ContactPoint};
 use glam::{DMat3, DVec3};
 
-/// One point of a simultaneous microcollision: the point, the target relative velocity, the
-/// inverse collision matrix and the impulse accumulated so far.
-pub(super) type MicroRow = (ContactPoint, DVec3, DMat3, DVec3);
+/// One point of a simultaneous microcollision.
+#[derive(Clone, Copy)]
+pub(super) struct MicroRow {
+    point: ContactPoint,
+    /// The relative velocity the point is to reach (its approach reversed).
+    target: DVec3,
+    /// The inverse of the point's collision matrix.
+    k_inv: DMat3,
+    /// The impulse accumulated on a so far.
+    impulse: DVec3,
+}
 
 /// Normal relative velocity of bodies a and b at contact point `p` (negative: approaching).
 pub(super) fn normal_speed(bodies: &[Body], a: usize, b: usize, p: &ContactPoint) -> f64 {
@@ -57,7 +65,7 @@ pub(super) struct Response {
     /// Rows of `Stores::simultaneous_microcollision`.
     pub(super) micro_rows: Vec<super::collide::MicroRow>,
     /// Velocities saved while finding an articulated collision matrix.
-    pub(super) joint_saved: Vec<(usize, DVec3, DVec3)>,
+    pub(super) joint_saved: Vec<SavedVelocity>,
 }
 
 impl Stores {
@@ -238,8 +246,8 @@ impl Stores {
     ) -> bool {
         const ITERATIONS: usize = 24;
         let saved = [
-            (self.bodies[a].velocity, self.bodies[a].angular_velocity),
-            (self.bodies[b].velocity, self.bodies[b].angular_velocity),
+            SavedVelocity::of(a, &self.bodies[a]),
+            SavedVelocity::of(b, &self.bodies[b]),
         ];
         let energy_before = self.bodies[a].kinetic_energy() + self.bodies[b].kinetic_energy();
         let rel = |w: &Stores, p: &ContactPoint| {
@@ -262,13 +270,19 @@ impl Stores {
                     &bb.inv_inertia_world(),
                     p.position - bb.position,
                 );
-                active.push((*p, -u, k.inverse(), DVec3::ZERO));
+                active.push(MicroRow {
+                    point: *p,
+                    target: -u,
+                    k_inv: k.inverse(),
+                    impulse: DVec3::ZERO,
+                });
             }
         }
         for _ in 0..ITERATIONS {
-            for (p, target, k_inv, acc) in active.iter_mut() {
+            for row in active.iter_mut() {
+                let (p, acc) = (&row.point, &mut row.impulse);
                 let u = rel(self, p);
-                let mut next = *acc + *k_inv * (*target - u);
+                let mut next = *acc + row.k_inv * (row.target - u);
                 let pn = next.dot(p.normal).max(0.0);
                 let mut pt = next - next.dot(p.normal) * p.normal;
                 let limit = law.friction * pn;
@@ -285,18 +299,19 @@ impl Stores {
         let energy_after = self.bodies[a].kinetic_energy() + self.bodies[b].kinetic_energy();
         // Written so that a NaN energy also counts as a gain and falls back.
         let kept = energy_after <= energy_before * (1.0 + 1e-9) + 1e-15;
-        let first_normal = active.first().map(|r| r.0.normal);
+        let first_normal = active.first().map(|r| r.point.normal);
         if !kept {
-            (self.bodies[a].velocity, self.bodies[a].angular_velocity) = saved[0];
-            (self.bodies[b].velocity, self.bodies[b].angular_velocity) = saved[1];
+            for s in &saved {
+                s.restore(&mut self.bodies);
+            }
             return false;
         }
         self.stats.counts.microcollisions += 1;
         if self.settings.record_events {
-            for (p, target, _, impulse) in active.iter() {
-                let vn_before = -target.dot(p.normal);
+            for row in active.iter() {
+                let (p, vn_before) = (&row.point, -row.target.dot(row.point.normal));
                 let kind = EventKind::Microcollision;
-                self.log_impulse(kind, (a, b), p.position, p.normal, *impulse, vn_before);
+                self.log_impulse(kind, (a, b), p.position, p.normal, row.impulse, vn_before);
             }
         }
         if let Some(n) = first_normal {
@@ -313,7 +328,7 @@ impl Stores {
         b: usize,
         p: &ContactPoint,
         law: &ContactLaw,
-        joint_saved: &mut Vec<(usize, DVec3, DVec3)>,
+        joint_saved: &mut Vec<SavedVelocity>,
     ) -> bool {
         // A jointed body answers as its articulation (Mirtich 1996 §4.1).
         let t = self.bodies[a].time.max(self.bodies[b].time);

@@ -9,9 +9,9 @@ use super::contact_band::{HELD_BAND, RESTING_MARGIN};
 use super::stores::Stores;
 use super::EventKind;
 use super::Scratch;
+use crate::body::SavedVelocity;
 use crate::narrow_phase::ContactPoint;
 use crate::resting_contact::{tracked_contacts, RestingContact, StepSettings};
-use glam::DVec3;
 use rustc_hash::FxHashSet;
 
 /// Most mid-step re-solves of one held pair in one contact step (see `Stores::resolve_held`).
@@ -32,11 +32,20 @@ pub(super) const MAX_LOCAL_PAIRS: usize = 256;
 /// than that goes on through the event loop, as every cascade did before clusters.
 pub(super) const MAX_CLUSTER_ROUNDS: usize = 16;
 
+/// A pair a local re-solve starts from, with its try number this step: the solve takes that
+/// many rings of held pairs around it ([`Stores::solve_rings`]).
+#[derive(Clone, Copy)]
+pub(super) struct SeedPair {
+    pub(super) a: usize,
+    pub(super) b: usize,
+    pub(super) tries: u32,
+}
+
 /// Buffers of the local re-solves and their clusters ([`super::held`]).
 #[derive(Default)]
 pub(super) struct ClusterScratch {
     /// The next round's seed pairs with their try numbers.
-    pub(super) seeds: Vec<(usize, usize, u32)>,
+    pub(super) seeds: Vec<SeedPair>,
     /// Every body the cluster moved.
     pub(super) moved: Vec<usize>,
     /// The bodies a collision hit (whose held pairs may need re-solving).
@@ -58,7 +67,7 @@ pub(super) struct Ring {
     /// The ring's contacts.
     pub(super) contacts: Vec<RestingContact>,
     /// Velocities of the ring's bodies before the solve (to see which changed).
-    pub(super) before: Vec<(usize, DVec3, DVec3)>,
+    pub(super) before: Vec<SavedVelocity>,
     /// The contact impulses the solve reports.
     pub(super) pushed: Vec<crate::resting_contact::ContactImpulse>,
     /// Contact points of the pair being measured.
@@ -156,7 +165,7 @@ impl Stores {
         // its bodies re-bounded once at its end.
         let c = &mut s.cluster;
         c.seeds.clear();
-        c.seeds.push((a, b, tries));
+        c.seeds.push(SeedPair { a, b, tries });
         if crossing {
             // The pairs of its bodies at their own crossing now are handled with it.
             let (cand, points) = (&mut s.rebound.candidates, &mut s.points);
@@ -212,7 +221,7 @@ impl Stores {
         &mut self,
         t: f64,
         settings: &StepSettings,
-        seeds: &mut Vec<(usize, usize, u32)>,
+        seeds: &mut Vec<SeedPair>,
         moved: &mut Vec<usize>,
         ring: &mut Ring,
     ) -> usize {
@@ -245,7 +254,7 @@ impl Stores {
     /// and returns how many there are. Re-bounds nothing.
     pub(super) fn solve_rings(
         &mut self,
-        seeds: &[(usize, usize, u32)],
+        seeds: &[SeedPair],
         t: f64,
         settings: &StepSettings,
         moved: &mut Vec<usize>,
@@ -277,7 +286,7 @@ impl Stores {
                 .materials
                 .pair(bx.material, by.material)
                 .friction;
-            let seed = seeds.iter().any(|&(a, b, _)| (a, b) == (x, y));
+            let seed = seeds.iter().any(|s| (s.a, s.b) == (x, y));
             let tracked = match self.contacts.held.pairs.get(&(x as u32, y as u32)) {
                 Some(&(from, to)) if !seed && from < to => {
                     points.clear();
@@ -310,8 +319,7 @@ impl Stores {
             for i in [x, y] {
                 if self.contacts.cluster.body_stamps[i] != self.contacts.cluster.ring_stamp {
                     self.contacts.cluster.body_stamps[i] = self.contacts.cluster.ring_stamp;
-                    let body = &self.bodies[i];
-                    before.push((i, body.velocity, body.angular_velocity));
+                    before.push(SavedVelocity::of(i, &self.bodies[i]));
                 }
             }
         }
@@ -328,14 +336,16 @@ impl Stores {
             self.note_support(c.a, c.b, c.normal);
         }
         if self.settings.record_events {
-            let saved = |i: usize| before.iter().find(|s| s.0 == i).map(|s| (s.1, s.2));
+            let saved = |i: usize| {
+                let s = before.iter().find(|s| s.body == i)?;
+                Some((s.velocity, s.angular_velocity))
+            };
             self.log_contact_impulses(EventKind::ReSolve, pushed, saved);
         }
         let from = moved.len();
-        for &(i, v, w) in before.iter() {
-            let body = &self.bodies[i];
-            if body.velocity != v || body.angular_velocity != w {
-                moved.push(i);
+        for saved in before.iter() {
+            if saved.changed(&self.bodies) {
+                moved.push(saved.body);
             }
         }
         let count = moved.len() - from;
@@ -343,7 +353,7 @@ impl Stores {
             self.stats.counts.held_resolutions += 1;
             // The pairs that set the re-solve off, not every body it moved: the rule counts
             // events per body, which a large ring would otherwise multiply.
-            for &(x, y, _) in seeds {
+            for &SeedPair { a: x, b: y, .. } in seeds {
                 self.bodies[x].count_event();
                 self.bodies[y].count_event();
             }
@@ -354,7 +364,7 @@ impl Stores {
     /// The pairs of the rings around `seeds` into `ring.pairs`, in the solve's order: each
     /// seed, then on each of its tries the held pairs of the frontier's bodies, at most
     /// `MAX_LOCAL_PAIRS` in all (see [`Self::solve_rings`]).
-    fn list_ring(&self, seeds: &[(usize, usize, u32)], ring: &mut Ring) {
+    fn list_ring(&self, seeds: &[SeedPair], ring: &mut Ring) {
         let Ring {
             pairs,
             listed,
@@ -366,7 +376,7 @@ impl Stores {
         // Which pairs are in already: a set beside the list, whose order is the solve's (a
         // linear search of up to `MAX_LOCAL_PAIRS` pairs per visit is too slow).
         listed.clear();
-        for &(a, b, tries) in seeds {
+        for &SeedPair { a, b, tries } in seeds {
             if pairs.len() < MAX_LOCAL_PAIRS && listed.insert((a, b)) {
                 pairs.push((a, b));
             }
@@ -411,7 +421,7 @@ impl Stores {
         ring: &[(usize, usize)],
         t: f64,
         settings: &StepSettings,
-        seeds: &mut Vec<(usize, usize, u32)>,
+        seeds: &mut Vec<SeedPair>,
         near: &mut Near,
     ) {
         let eps = self.settings.epsilon;
@@ -486,7 +496,11 @@ impl Stores {
                 .or_insert(0);
             if *tries < MAX_RESOLVES {
                 *tries += 1;
-                seeds.push((x, y, *tries));
+                seeds.push(SeedPair {
+                    a: x,
+                    b: y,
+                    tries: *tries,
+                });
             }
         }
     }

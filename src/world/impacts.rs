@@ -40,6 +40,7 @@ use super::round_sweeps::{Convergence, RoundSweeps, Row};
 use super::stores::Stores;
 use super::EventKind;
 use super::RestingContactMode;
+use crate::body::SavedVelocity;
 use crate::narrow_phase::ContactPoint;
 use crate::resting_contact::Colouring;
 use crate::stages::collision_round::{CollisionRounds, RoundBody, RoundRow};
@@ -77,7 +78,7 @@ pub(super) struct ImpactScratch {
     /// The inelastic pass's impulses per row.
     pub(super) extra: Vec<f64>,
     /// Velocities before a round: to tell which bodies it moved and to undo it.
-    pub(super) saved: Vec<(usize, DVec3, DVec3)>,
+    pub(super) saved: Vec<SavedVelocity>,
     candidates: Vec<u32>,
     /// The jammed islands' touching points of the step (indices into its contacts) with the
     /// speed that makes each an impact ([`Stores::jammed_points`]), and their normal speeds
@@ -240,9 +241,8 @@ impl Stores {
             set.saved.clear();
             for r in &set.rows {
                 for i in [r.a, r.b] {
-                    if !set.saved.iter().any(|v| v.0 == i) {
-                        let body = &self.bodies[i];
-                        set.saved.push((i, body.velocity, body.angular_velocity));
+                    if !set.saved.iter().any(|v| v.body == i) {
+                        set.saved.push(SavedVelocity::of(i, &self.bodies[i]));
                     }
                 }
             }
@@ -278,9 +278,9 @@ impl Stores {
             }
             any = true;
             // The bodies the round moved: their neighbours in contact join the set.
-            for &(i, v, w) in &set.saved {
-                let body = &self.bodies[i];
-                if body.velocity != v || body.angular_velocity != w {
+            for saved in &set.saved {
+                if saved.changed(&self.bodies) {
+                    let i = saved.body;
                     moved.push(i);
                     if !set.gathered.contains(&i) {
                         set.frontier.push(i);
@@ -403,7 +403,7 @@ impl Stores {
                     body.count_event();
                 }
                 if set.gathered.insert(i) {
-                    set.saved.push((i, body.velocity, body.angular_velocity));
+                    set.saved.push(SavedVelocity::of(i, body));
                 }
             }
         }
@@ -413,8 +413,8 @@ impl Stores {
             set.round_of.fill(0);
             set.round = 1;
         }
-        for &(i, _, _) in &set.saved {
-            set.round_of[i] = set.round;
+        for saved in &set.saved {
+            set.round_of[saved.body] = set.round;
         }
         // A round too small to repay a device call is solved on the host (`DEVICE_MIN_ROWS`).
         match device.filter(|_| set.rows.len() >= self.settings.device_minimums.1) {
@@ -480,10 +480,10 @@ impl Stores {
     }
 
     /// The kinetic energy of the bodies a round moves (those in `saved`).
-    pub(super) fn round_energy(&self, saved: &[(usize, DVec3, DVec3)]) -> f64 {
+    pub(super) fn round_energy(&self, saved: &[SavedVelocity]) -> f64 {
         saved
             .iter()
-            .map(|&(i, _, _)| self.bodies[i].kinetic_energy())
+            .map(|s| self.bodies[s.body].kinetic_energy())
             .sum()
     }
 
@@ -494,9 +494,8 @@ impl Stores {
 
     /// Puts every body of the round back to its velocity before it.
     pub(super) fn restore_round(&mut self, set: &ImpactScratch) {
-        for &(i, v, w) in &set.saved {
-            self.bodies[i].velocity = v;
-            self.bodies[i].angular_velocity = w;
+        for saved in &set.saved {
+            saved.restore(&mut self.bodies);
         }
     }
 

@@ -4,6 +4,7 @@
 
 use super::stores::Stores;
 use super::World;
+use crate::body::SavedVelocity;
 use glam::{DMat3, DVec3};
 
 impl Stores {
@@ -102,7 +103,7 @@ impl Stores {
         (a, b): (usize, usize),
         point: DVec3,
         t: f64,
-        saved: &mut Vec<(usize, DVec3, DVec3)>,
+        saved: &mut Vec<SavedVelocity>,
     ) -> Option<DMat3> {
         if self.joints.is_empty() {
             return None;

@@ -9,7 +9,7 @@
 //! `r × n` formed again. The arithmetic is that of `Body::point_velocity` and
 //! `Body::apply_impulse` rearranged (`n·(ω × r) = ω·(r × n)`), equal up to rounding.
 
-use crate::body::Body;
+use crate::body::{Body, SavedVelocity};
 use crate::narrow_phase::ContactPoint;
 use glam::{DMat3, DVec3};
 
@@ -85,18 +85,13 @@ pub(super) struct RoundSweeps {
 impl RoundSweeps {
     /// Gathers the round: the bodies of `saved` (every body of `rows`, each once) at their
     /// present velocities, and `rows` in Jacobian form.
-    pub(super) fn gather(
-        &mut self,
-        bodies: &[Body],
-        saved: &[(usize, DVec3, DVec3)],
-        rows: &[Row],
-    ) {
+    pub(super) fn gather(&mut self, bodies: &[Body], saved: &[SavedVelocity], rows: &[Row]) {
         if self.slot_of.len() < bodies.len() {
             self.slot_of.resize(bodies.len(), u32::MAX);
         }
         self.velocity.clear();
         self.yields.clear();
-        for (k, &(i, _, _)) in saved.iter().enumerate() {
+        for (k, i) in saved.iter().map(|s| s.body).enumerate() {
             let body = &bodies[i];
             self.slot_of[i] = k as u32;
             self.velocity.push((body.velocity, body.angular_velocity));
@@ -128,15 +123,15 @@ impl RoundSweeps {
                 spin_b: yb.inv_inertia * turn_b,
             });
         }
-        for &(i, _, _) in saved {
-            self.slot_of[i] = u32::MAX;
+        for s in saved {
+            self.slot_of[s.body] = u32::MAX;
         }
     }
 
     /// Writes the round's velocities back to the bodies that yield (in the order of `saved`,
     /// as gathered).
-    pub(super) fn scatter(&self, bodies: &mut [Body], saved: &[(usize, DVec3, DVec3)]) {
-        for (&(i, _, _), &(v, w)) in saved.iter().zip(&self.velocity) {
+    pub(super) fn scatter(&self, bodies: &mut [Body], saved: &[SavedVelocity]) {
+        for (i, &(v, w)) in saved.iter().map(|s| s.body).zip(&self.velocity) {
             if bodies[i].is_awake_dynamic() {
                 bodies[i].velocity = v;
                 bodies[i].angular_velocity = w;
@@ -369,7 +364,7 @@ mod tests {
             }
         }
         let saved: Vec<_> = (0..bodies.len())
-            .map(|i| (i, bodies[i].velocity, bodies[i].angular_velocity))
+            .map(|i| SavedVelocity::of(i, &bodies[i]))
             .collect();
         let c = Convergence {
             tolerance: 1e-13,

@@ -241,8 +241,8 @@ fn a_collision_round_through_the_device_path_matches_the_host() {
     for r in &set.rows {
         for i in [r.a, r.b] {
             if seen.insert(i) {
-                let b = &s.bodies[i];
-                set.saved.push((i, b.velocity, b.angular_velocity));
+                set.saved
+                    .push(crate::body::SavedVelocity::of(i, &s.bodies[i]));
             }
         }
     }
