@@ -36,6 +36,10 @@ impl Stores {
     /// a bound at every step start and after every impulse. (The data-parallel stages compute
     /// the same boxes in f32, padded; the host keeps, of their pairs, those whose boxes here
     /// overlap.)
+    // Inlined into the per-body loops that fill a step's boxes (`fill_boxes`): left to the
+    // compiler, whether it is depends on how the crate happens to be split into codegen units
+    // (docs/measurements.md, "A pair's shared values taken once").
+    #[inline]
     pub(super) fn body_box(&self, i: usize, dt: f64) -> Aabb {
         let b = &self.bodies[i];
         if let Some(path) = &b.path {
