@@ -37,6 +37,7 @@ pub(super) fn scene(
         dir: source.parent().map(Path::to_path_buf).unwrap_or_default(),
         stored,
         read: Default::default(),
+        line_starts: Src::line_starts_of(text),
     };
     let doc = DeTable::parse(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
