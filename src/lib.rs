@@ -21,6 +21,7 @@ pub mod constraint_row;
 pub mod event_heap;
 pub mod event_loop_allocations;
 pub mod export;
+pub mod flow;
 pub mod geometry_guard;
 pub mod gpu;
 pub mod hash_grid;

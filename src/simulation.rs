@@ -35,6 +35,7 @@
 //! tolerance: the world lands on the end it is given bit for bit (`batch` and `compare` used to
 //! stop 1e-12 s short of it).
 
+use crate::flow::Sources;
 use crate::output::{EventsWriter, FramesWriter, OutputError};
 use crate::scene::{Scene, SceneError};
 use crate::world::{on_pool, SimError, World};
@@ -115,22 +116,26 @@ pub struct Simulation {
     end: f64,
     /// The scene's `[world] frame_period` (s).
     frame_period: f64,
+    /// The scene's `[[sources]]`, poured in at each frame's start (`None`: it has none).
+    sources: Option<Sources>,
 }
 
 impl Simulation {
     /// Builds the world of `scene`, to be run to its `[world] duration`.
     pub fn new(scene: &Scene) -> Result<Simulation, SceneError> {
-        Ok(Simulation::from_world(World::new(scene)?, scene))
+        Simulation::from_world(World::new(scene)?, scene)
     }
 
     /// A world already built from `scene` (with its frame stages installed, say), to be run to
-    /// the scene's `[world] duration` in frames of its `frame_period`.
-    pub fn from_world(world: World, scene: &Scene) -> Simulation {
-        Simulation {
+    /// the scene's `[world] duration` in frames of its `frame_period`, with its sources; an
+    /// error names a source's body whose mass properties or collider cannot be made.
+    pub fn from_world(world: World, scene: &Scene) -> Result<Simulation, SceneError> {
+        Ok(Simulation {
             world,
             end: scene.world.duration,
             frame_period: scene.world.config.frame_period,
-        }
+            sources: Sources::new(scene)?,
+        })
     }
 
     /// The world's time (s).
@@ -221,6 +226,10 @@ impl Simulation {
     /// One frame towards `until` (later than the world's time), with the stall check at every
     /// call of the world.
     fn frame_towards(&mut self, until: f64) -> Result<(), RunError> {
+        // The bodies due since the last frame's start enter at this one's.
+        if let Some(sources) = &mut self.sources {
+            sources.pour(&mut self.world);
+        }
         let target = self.frame_end(until);
         // The world ends its frame at `target` exactly; the loop only guards a world that
         // would stop short, so that the frame still ends where it should.

@@ -107,7 +107,7 @@ fn goes_on_bit_for_bit(scene: &Scene, split: f64, end: f64) {
         bytes.len(),
         again.iter().zip(&bytes).position(|(x, y)| x != y)
     );
-    let mut second = Simulation::from_world(world, scene);
+    let mut second = Simulation::from_world(world, scene).unwrap();
     let (mut a, mut b) = (Trace::default(), Trace::default());
     first.run(Some(end), &mut [&mut a]).unwrap();
     second.run(Some(end), &mut [&mut b]).unwrap();

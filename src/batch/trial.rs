@@ -93,7 +93,7 @@ fn simulate(
     backend.install(&mut world);
     // A budget too large for a Duration is no budget.
     world.set_deadline(std::time::Duration::try_from_secs_f64(spec.trial_budget).ok());
-    let mut sim = Simulation::from_world(world, &scene);
+    let mut sim = Simulation::from_world(world, &scene).map_err(|e| e.message)?;
     let sleeps = scene.world.config.sleep_time > 0.0;
     let world = sim.world();
     let mut watch = RestWatch {

@@ -141,7 +141,7 @@ fn run_once(
         0
     };
     let mut timeline = Timeline::new(csv.is_some(), frames);
-    let mut sim = Simulation::from_world(world, scene);
+    let mut sim = Simulation::from_world(world, scene)?;
     let start = Instant::now();
     let ran = sim.run(
         None,

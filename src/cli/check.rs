@@ -39,6 +39,9 @@ pub fn check(path: &Path, verbose: bool) -> Result<(), Failure> {
         })
         .collect();
     println!("  materials: {}", materials.join(", "));
+    for source in &scene.sources {
+        println!("{}", source_line(source));
+    }
     if !scene.material_pairs.is_empty() {
         let pairs: Vec<String> = scene
             .material_pairs
@@ -54,6 +57,37 @@ pub fn check(path: &Path, verbose: bool) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// A source, its region and what it pours, for `tumble check`.
+fn source_line(s: &scene::SourceSpec) -> String {
+    let r = &s.region;
+    let q = r.orientation;
+    let turned = match q == glam::DQuat::IDENTITY {
+        true => String::new(),
+        false => format!(", orientation [{}, {}, {}, {}]", q.w, q.x, q.y, q.z),
+    };
+    let (lo, hi) = r.bounds();
+    let kinds = match s.bodies.len() {
+        1 => "one kind of body".to_string(),
+        n => format!("a mix of {n} kinds of body"),
+    };
+    format!(
+        "  source {} ({}): region centre {} m, half extents {} m{turned} (spans {} to {} m, \
+         {} m³); {} bodies/s from {} s to {} s ({}), seed {}, {kinds}",
+        s.name,
+        s.origin,
+        vec3(r.center),
+        vec3(r.half_extents),
+        vec3(lo),
+        vec3(hi),
+        num(r.volume()),
+        num(s.rate),
+        num(s.start),
+        num(s.stop),
+        tumble::plural::count(s.planned(), "body due", "bodies due"),
+        s.seed
+    )
 }
 
 /// Each body's mass properties as the world holds them: a dynamic body's mass, its centre of

@@ -155,6 +155,13 @@ pub fn scene(
         return Ok((scene::load(path)?, None));
     }
     let (text, scene, hash) = read_scene(path)?;
+    if let Some(source) = scene.sources.first() {
+        return Err(invalid(format!(
+            "{}: --checkpoint-every: a run with [[sources]] (\"{}\") cannot be checkpointed yet \
+             (its poured bodies and the sources' draws are not saved); run it without checkpoints",
+            source.origin, source.name
+        )));
+    }
     let absolute = std::path::absolute(path)
         .map_err(|e| invalid(format!("{}: cannot resolve its path: {e}", path.display())))?;
     let record = SceneRecord {
@@ -205,7 +212,7 @@ pub fn simulation(scene: &Scene, resumed: &mut Option<Resumed>) -> Result<Simula
         scene.source.display(),
         path.display()
     );
-    Ok(Simulation::from_world(world, scene))
+    Ok(Simulation::from_world(world, scene)?)
 }
 
 /// The run's events.csv: created, or reopened where the checkpoint left it.

@@ -341,10 +341,18 @@ fn result_paragraph(
         _ => "Stopped by an error after simulating",
     };
     let c = &summary.counts;
+    let poured = match scene.sources.is_empty() {
+        true => String::new(),
+        false => format!(
+            ", and {} poured in by its sources ({} unplaced)",
+            count(c.inserted, "body", "bodies"),
+            c.unplaced
+        ),
+    };
     let run_dir = frames_path.parent().unwrap_or(Path::new("."));
     format!(
         "{status} {} s of {} on the {} backend in {:.3} s of wall time{speed}.\n\
-         {} ({dynamic} dynamic, {fixed} fixed, {kinematic} kinematic); {}, {}; largest \
+         {} ({dynamic} dynamic, {fixed} fixed, {kinematic} kinematic){poured}; {}, {}; largest \
          penetration {:.3e} m.\n\
          Wrote {} and {}.\n\
          To look at it: tumble view {dir} (a page for the browser), tumble render {dir} (pictures).",

@@ -11,6 +11,7 @@
 //! - `derived`: a body's size, volume, mass and inertia checked at the keys that make them;
 //! - `inertia`: a body's `inertia`, principal moments or a full tensor;
 //! - `lattice`: the `[[lattices]]` generators;
+//! - `flow`: the `[[sources]]` that pour bodies in over the run, and their regions;
 //! - `batch`: the `[batch]` table of `tumble batch`;
 //! - `build_world`: a [`World`](crate::world::World) built from a scene (`World::new`);
 //! - `shape`: `shape = { type = … }` tables;
@@ -22,6 +23,7 @@ mod batch;
 mod bodies;
 mod build_world;
 mod derived;
+mod flow;
 mod inertia;
 mod joints;
 mod lattice;
@@ -44,6 +46,8 @@ pub use crate::mass_properties::PartMass;
 /// (`parse` reads them); re-exported here under the paths the scene format has always used.
 pub use crate::world::{ContactPush, JammedIslands, Method, RestingContactMode};
 pub use batch::{BatchSpec, Distribution, ScalarKey, StateVector, Vary, VaryKey, VaryTarget};
+pub(crate) use build_world::{body_from_spec, body_placed};
+pub use flow::{SourceBody, SourceSpec, MAX_REGION_EXTENT};
 pub use joints::{JointEnd, JointSpec};
 pub use lattice::random_rotation;
 
@@ -156,6 +160,8 @@ pub struct Scene {
     pub joints: Vec<JointSpec>,
     /// `[batch]`: how `tumble batch` runs the scene's trials (ignored by `run`).
     pub batch: Option<BatchSpec>,
+    /// `[[sources]]`: bodies poured in over the run, in file order.
+    pub sources: Vec<SourceSpec>,
     /// The files it read besides itself (meshes): each `file` value as written, and the path
     /// it was read from. A run directory keeps copies of them ([`crate::run_dir`]).
     pub files: Vec<(String, PathBuf)>,

@@ -13,12 +13,13 @@
 
 use super::batch::parse_batch;
 use super::bodies::{parse_body, BodyCtx};
+use super::flow::parse_source;
 use super::joints::parse_joints;
 use super::lattice::{declared_count, parse_lattice};
 use super::table::{Span, Src, Tab};
 use super::{
     BodySpec, ContactPush, JammedIslands, Method, RestingContactMode, Scene, SceneError,
-    WorldSettings,
+    SourceSpec, WorldSettings,
 };
 use crate::material::{Material, MaterialPair};
 use std::collections::BTreeMap;
@@ -72,6 +73,7 @@ pub(super) fn scene(
         "bench",
         "batch",
         "joints",
+        "sources",
     ])?;
 
     let world = parse_world(&root)?;
@@ -125,7 +127,19 @@ pub(super) fn scene(
         }
     }
 
-    if let Err((keys, why)) = super::limits::check_frames(&world, bodies.len()) {
+    let sources = parse_sources(
+        &root,
+        &ctx,
+        (world.duration, bodies.len() as u64),
+        &defined_at,
+    )?;
+    let poured = sources
+        .iter()
+        .fold(0u64, |n, s| n.saturating_add(s.planned()));
+    let most_bodies = (bodies.len() as u64).saturating_add(poured);
+    if let Err((keys, why)) =
+        super::limits::check_frames(&world, usize::try_from(most_bodies).unwrap_or(usize::MAX))
+    {
         // Blamed on [world]'s frame period or duration where the file gives one, else on the
         // table (or the top of the file).
         let located = root.sub_table("world", "world".to_string(), String::new())?;
@@ -157,6 +171,7 @@ pub(super) fn scene(
         bodies,
         joints,
         batch,
+        sources,
         files: src.read.take(),
     })
 }
@@ -399,4 +414,51 @@ fn parse_material_pairs(
         });
     }
     Ok(out)
+}
+
+/// The `[[sources]]` entries of a scene that runs for `duration` with `bodies` bodies named as
+/// `defined_at` lists them: each source's name is unique, and no body of the scene is named as
+/// a poured body could be (`<source>_<k>`).
+fn parse_sources(
+    root: &Tab,
+    ctx: &BodyCtx,
+    (duration, bodies): (f64, u64),
+    defined_at: &BTreeMap<String, String>,
+) -> Result<Vec<SourceSpec>, SceneError> {
+    let Some((items, _)) = root.array_of_tables("sources")? else {
+        return Ok(Vec::new());
+    };
+    let mut sources: Vec<SourceSpec> = Vec::with_capacity(items.len());
+    let mut others = bodies;
+    for (index, item) in items.iter().enumerate() {
+        let (source, name_span) = parse_source(root, ctx, index, item, (duration, others))?;
+        let who = format!("sources[{index}] \"{}\"", source.name);
+        if let Some(first) = sources.iter().find(|s| s.name == source.name) {
+            return Err(root.src.error(
+                &name_span,
+                &format!(
+                    "{who}: duplicate source name \"{}\" (first defined at {})",
+                    source.name, first.origin
+                ),
+            ));
+        }
+        let poured_name = |body: &str| {
+            body.strip_prefix(source.name.as_str())
+                .and_then(|rest| rest.strip_prefix('_'))
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        };
+        if let Some((body, at)) = defined_at.iter().find(|(b, _)| poured_name(b)) {
+            return Err(root.src.error(
+                &name_span,
+                &format!(
+                    "{who}: its bodies are named {}_0, {}_1, …, and body \"{body}\" (defined at \
+                     {at}) has such a name: rename one of them",
+                    source.name, source.name
+                ),
+            ));
+        }
+        others = others.saturating_add(source.planned());
+        sources.push(source);
+    }
+    Ok(sources)
 }

@@ -11,10 +11,14 @@ impl Scene {
     pub fn warnings(&self) -> Vec<String> {
         let file = self.source.display();
         let (dynamic, _, kinematic) = self.motion_counts();
-        if self.bodies.is_empty() {
+        if !self.sources.is_empty() {
+            // Its sources pour moving bodies in.
+            Vec::new()
+        } else if self.bodies.is_empty() {
             vec![format!(
                 "{file}: the scene has no bodies, so nothing happens in the whole run: a scene \
-                 needs a [[bodies]] table or a [[lattices]] generator (see docs/scene-format.md)"
+                 needs a [[bodies]] table, a [[lattices]] generator or a [[sources]] entry (see \
+                 docs/scene-format.md)"
             )]
         } else if dynamic + kinematic == 0 {
             vec![format!(

@@ -116,6 +116,12 @@ pub struct Counts {
     pub lcp_rows: u64,
     pub lcp_largest: u64,
     pub lcp_pivots: u64,
+    /// Bodies `[[sources]]` poured in (each placed where it overlapped nothing).
+    #[serde(default)]
+    pub inserted: u64,
+    /// Bodies due from a source that found no free place in its region within its attempts.
+    #[serde(default)]
+    pub unplaced: u64,
 }
 
 impl Counts {
@@ -167,6 +173,8 @@ impl Counts {
             lcp_rows,
             lcp_largest,
             lcp_pivots,
+            inserted,
+            unplaced,
         } = *other;
         self.collisions += collisions;
         self.microcollisions += microcollisions;
@@ -207,6 +215,8 @@ impl Counts {
         self.long_contact_steps += long_contact_steps;
         self.band_crossings += band_crossings;
         self.joint_solves += joint_solves;
+        self.inserted += inserted;
+        self.unplaced += unplaced;
         self.lcp_steps += lcp_steps;
         self.lcp_problems += lcp_problems;
         self.lcp_rows += lcp_rows;

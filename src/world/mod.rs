@@ -34,6 +34,7 @@ mod event_loop;
 mod held;
 mod impacts;
 mod impulse_record;
+mod insert;
 mod island_step;
 mod islands;
 mod jam;
