@@ -188,9 +188,22 @@ fn read_frames(dir: &Path, scene: &Scene) -> Result<Vec<RecordedFrame>, RunRecor
                 .filter(|v| v.is_finite())
                 .ok_or_else(|| at(format!("{}: \"{cell}\" is not a finite number", want[k])))?;
         }
-        let &body = index
-            .get(cells[1])
-            .ok_or_else(|| at(format!("body \"{}\" is not in the scene", cells[1])))?;
+        let &body = index.get(cells[1]).ok_or_else(|| {
+            let poured = scene.sources.iter().find(|s| {
+                cells[1]
+                    .strip_prefix(s.name.as_str())
+                    .and_then(|rest| rest.strip_prefix('_'))
+                    .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+            });
+            at(match poured {
+                Some(s) => format!(
+                    "body \"{}\" was poured in by source \"{}\" ({}): drawing and exporting \
+                     the bodies of [[sources]] is not supported yet",
+                    cells[1], s.name, s.origin
+                ),
+                None => format!("body \"{}\" is not in the scene", cells[1]),
+            })
+        })?;
         let t = num[0];
         if frames.last().is_none_or(|f| f.t != t) {
             if frames.last().is_some_and(|f| f.t > t) {

@@ -209,7 +209,7 @@ impl Simulation {
     }
 
     /// Every body's state now, as float64 arrays in body order (the numbers frames.csv writes
-    /// for the bodies that move): `position` (n, 3), `orientation` (n, 4; w, x, y, z),
+    /// for the bodies that move), with `names` (the rows' bodies): `position` (n, 3), `orientation` (n, 4; w, x, y, z),
     /// `velocity` (n, 3), `angular_velocity` (n, 3; rad/s, world).
     fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let engine = self.engine();
@@ -242,6 +242,9 @@ impl Simulation {
                 false => Ok(PyArray2::from_vec2(py, &rows)?.into_any()),
             }
         };
+        // The rows' bodies: a scene with [[sources]] gains bodies as it runs.
+        let names: Vec<&str> = (0..n).map(|i| world.body_name(i)).collect();
+        d.set_item("names", names)?;
         d.set_item("position", array(p, 3)?)?;
         d.set_item("orientation", array(q, 4)?)?;
         d.set_item("velocity", array(v, 3)?)?;

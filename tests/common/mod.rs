@@ -38,6 +38,7 @@ pub fn scene(gravity: DVec3, restitution: f64, friction: f64, bodies: Vec<BodySp
         bodies,
         joints: Vec::new(),
         batch: None,
+        sources: Vec::new(),
         files: Vec::new(),
     }
 }

@@ -1,0 +1,384 @@
+//! Bulk flow: `[[sources]]` pour bodies into a running world. Checked here: the bodies due by
+//! each frame are there (rate and count), named `<source>_<k>`, placed inside their region
+//! where they overlap nothing, counted `inserted` or `unplaced`, a weighted mix in its
+//! proportions, the same bodies on any number of threads, and every bad source refused at the
+//! key that is wrong.
+
+#[path = "cli_support/mod.rs"]
+mod cli_support;
+
+use cli_support::{temp_dir, text, tumble};
+use std::ops::ControlFlow;
+use std::path::Path;
+use tumble::scene::parse;
+use tumble::simulation::{FrameSink, Simulation, SinkError};
+use tumble::world::World;
+
+const FLOOR: &str = r#"[world]
+duration = 1.5
+frame_period = 0.05
+
+[[bodies]]
+name = "floor"
+motion = "fixed"
+shape = { type = "box", half_extents = [2.0, 2.0, 0.1] }
+position = [0.0, 0.0, -0.1]
+"#;
+
+/// A body as a frame shows it: its name, centre and inverse mass.
+type Seen = (String, glam::DVec3, f64);
+
+/// What a frame shows of the poured bodies: the time, every body, and the world's counts of
+/// inserted and unplaced bodies.
+#[derive(Default)]
+struct Watch {
+    frames: Vec<(f64, Vec<Seen>, u64, u64)>,
+}
+
+impl FrameSink for Watch {
+    fn frame(&mut self, world: &mut World) -> Result<ControlFlow<()>, SinkError> {
+        let bodies = (0..world.body_count())
+            .map(|i| {
+                let b = world.body(i);
+                (b.name.clone(), world.body_state(i).position, b.inv_mass)
+            })
+            .collect();
+        let c = world.counts();
+        self.frames
+            .push((world.time(), bodies, c.inserted, c.unplaced));
+        Ok(ControlFlow::Continue(()))
+    }
+}
+
+fn run(text: &str) -> (Simulation, Watch) {
+    let scene = parse(text, Path::new("flow.toml")).unwrap();
+    let mut sim = Simulation::new(&scene).unwrap();
+    let mut watch = Watch::default();
+    sim.run(None, &mut [&mut watch]).unwrap();
+    (sim, watch)
+}
+
+/// A source at 40 bodies a second from 0.1 s to 0.6 s: after each frame the world holds the
+/// floor and every body due by that frame's start (due at 0.1 + k/40), named feed_0, feed_1, …
+/// in order, none overlapping another (the run's deepest overlap stays within the contact
+/// band's), and 20 in all.
+#[test]
+fn a_source_pours_the_bodies_due_by_each_frame() {
+    let text = format!(
+        "{FLOOR}
+[[sources]]
+name = \"feed\"
+region = {{ center = [0.0, 0.0, 1.0], half_extents = [0.4, 0.4, 0.2] }}
+rate = 40
+start = 0.1
+stop = 0.6
+seed = 11
+body = {{ shape = {{ type = \"box\", half_extents = [0.04, 0.05, 0.06] }}, density = 800 }}
+"
+    );
+    let (sim, watch) = run(&text);
+    let period = 0.05;
+    for (t, bodies, inserted, unplaced) in &watch.frames {
+        // This frame started at t − period, where the bodies due by then entered.
+        let start = t - period;
+        let due = (0..20)
+            .filter(|k| 0.1 + *k as f64 / 40.0 <= start + 1e-9)
+            .count();
+        assert_eq!(bodies.len(), 1 + due, "t = {t}");
+        assert_eq!((*inserted as usize, *unplaced), (due, 0), "t = {t}");
+        for (k, (name, _, _)) in bodies[1..].iter().enumerate() {
+            assert_eq!(name, &format!("feed_{k}"));
+        }
+    }
+    let last = &watch.frames.last().unwrap().1;
+    assert_eq!(last.len(), 21);
+    let depth = sim.world().max_penetration();
+    println!("20 bodies poured, deepest overlap {depth:.3e} m");
+    assert!(depth <= 2e-6, "deepest overlap {depth} m");
+    // They fell onto the floor and rest on it.
+    for (name, p, _) in &last[1..] {
+        assert!(p.z > 0.0 && p.z < 0.5, "{name} at {p}");
+    }
+}
+
+/// Each poured body enters inside its region: the first frame a body appears in shows it
+/// within the region grown by what it can fall in one frame.
+#[test]
+fn poured_bodies_enter_inside_their_region() {
+    let text = format!(
+        "{FLOOR}
+[[sources]]
+name = \"s\"
+region = {{ center = [0.5, -0.5, 1.0], half_extents = [0.3, 0.2, 0.1], orientation = [0.9238795325112867, 0.0, 0.0, 0.3826834323650898] }}
+count = 30
+stop = 1.0
+body = {{ shape = {{ type = \"sphere\", radius = 0.03 }}, mass = 0.1 }}
+"
+    );
+    let (_, watch) = run(&text);
+    let region = tumble::flow::Region {
+        center: glam::DVec3::new(0.5, -0.5, 1.0),
+        half_extents: glam::DVec3::new(0.3, 0.2, 0.1),
+        orientation: glam::DQuat::from_xyzw(0.0, 0.0, 0.3826834323650898, 0.9238795325112867),
+    };
+    let mut seen = 1;
+    for (_, bodies, _, _) in &watch.frames {
+        for (name, p, _) in &bodies[seen..] {
+            // Falling one frame (0.05 s) from rest moves a body 12.3 mm down.
+            let back = *p + glam::DVec3::new(0.0, 0.0, 0.5 * 9.81 * 0.05 * 0.05);
+            let inside =
+                (0..=10).any(|i| region.contains(back - glam::DVec3::Z * 0.00123 * i as f64));
+            assert!(inside, "{name} entered at {p}, outside its region");
+        }
+        seen = bodies.len();
+    }
+    assert_eq!(seen, 31);
+}
+
+/// A region with room for few bodies: the bodies that find no free place within the attempts
+/// are counted unplaced, those placed overlap nothing, and placed + unplaced = due.
+#[test]
+fn a_full_region_counts_the_bodies_it_cannot_place() {
+    let text = format!(
+        "{FLOOR}
+[[sources]]
+name = \"crowd\"
+region = {{ center = [0.0, 0.0, 0.3], half_extents = [0.12, 0.12, 0.02] }}
+count = 20
+stop = 0.01
+body = {{ shape = {{ type = \"sphere\", radius = 0.05 }}, mass = 1, velocity = [0.0, 0.0, 0.0] }}
+"
+    );
+    let scene = parse(&text, Path::new("flow.toml")).unwrap();
+    let mut sim = Simulation::new(&scene).unwrap();
+    // The first body enters at 0, the others (due before 0.01 s) at the second frame's start.
+    sim.step_frame().unwrap();
+    sim.step_frame().unwrap();
+    let c = sim.world().counts().clone();
+    println!("placed {}, unplaced {}", c.inserted, c.unplaced);
+    assert_eq!(c.inserted + c.unplaced, 20);
+    assert!(c.unplaced > 0 && c.inserted >= 4, "{c:?}");
+    // The placed ones are pairwise apart (centres at least two radii apart).
+    let n = sim.world().body_count();
+    for i in 1..n {
+        for j in i + 1..n {
+            let (a, b) = (sim.world().body(i).position, sim.world().body(j).position);
+            assert!(
+                a.distance(b) >= 0.1 - 1e-3,
+                "{i} and {j} {} apart",
+                a.distance(b)
+            );
+        }
+    }
+}
+
+/// A weighted mix pours each kind in proportion to its weight: 3 : 1 over 400 bodies, within
+/// four standard deviations of the binomial draw.
+#[test]
+fn a_weighted_mix_pours_each_kind_by_its_weight() {
+    let text = format!(
+        "{FLOOR}
+[[sources]]
+name = \"mix\"
+region = {{ center = [0.0, 0.0, 3.0], half_extents = [1.5, 1.5, 1.5] }}
+count = 400
+stop = 0.02
+seed = 5
+bodies = [
+  {{ weight = 3, shape = {{ type = \"sphere\", radius = 0.02 }}, mass = 1 }},
+  {{ weight = 1, shape = {{ type = \"box\", half_extents = [0.02, 0.02, 0.02] }}, mass = 2 }},
+]
+"
+    );
+    let scene = parse(&text, Path::new("flow.toml")).unwrap();
+    let mut sim = Simulation::new(&scene).unwrap();
+    sim.step_frame().unwrap();
+    sim.step_frame().unwrap();
+    let world = sim.world();
+    let heavy = (1..world.body_count())
+        .filter(|&i| world.body(i).inv_mass == 0.5)
+        .count();
+    let all = world.body_count() - 1;
+    let sigma = (all as f64 * 0.25 * 0.75).sqrt();
+    println!(
+        "{heavy} of {all} are the kind of weight 1 (expected {}, σ {sigma:.1})",
+        all / 4
+    );
+    assert_eq!(all, 400);
+    assert!((heavy as f64 - 100.0).abs() < 4.0 * sigma, "{heavy}");
+}
+
+/// The same scene on one and on two threads pours the same bodies to the same frames.
+#[test]
+fn poured_bodies_are_the_same_on_any_thread_count() {
+    let dir = temp_dir("flow_threads");
+    let scene = dir.join("pour.toml");
+    std::fs::write(
+        &scene,
+        format!(
+            "{FLOOR}
+[[sources]]
+name = \"feed\"
+region = {{ center = [0.0, 0.0, 0.8], half_extents = [0.3, 0.3, 0.2] }}
+rate = 60
+stop = 0.8
+seed = 2
+body = {{ shape = {{ type = \"box\", half_extents = [0.05, 0.05, 0.05] }}, density = 1000, velocity = [0.0, 0.0, -1.0] }}
+"
+        ),
+    )
+    .unwrap();
+    let mut frames = Vec::new();
+    for threads in ["1", "2"] {
+        let out = dir.join(format!("t{threads}"));
+        let o = tumble(&[
+            "run",
+            scene.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--threads",
+            threads,
+        ]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        assert!(text(&o.stdout).contains("48 bodies poured in by its sources (0 unplaced)"));
+        frames.push(std::fs::read(out.join("frames.csv")).unwrap());
+        let summary: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+        assert_eq!(summary["counts"]["inserted"], 48);
+        assert_eq!(summary["counts"]["unplaced"], 0);
+    }
+    assert!(
+        frames[0] == frames[1],
+        "frames.csv differs between 1 and 2 threads"
+    );
+}
+
+/// The error for a scene text that must be refused.
+fn error(text: &str) -> String {
+    match parse(text, Path::new("scenes/bad.toml")) {
+        Ok(_) => panic!("scene was accepted:\n{text}"),
+        Err(e) => e.message,
+    }
+}
+
+/// Every bad source is refused at the key that is wrong, with its file, line and column.
+#[test]
+fn bad_sources_are_refused_at_their_keys() {
+    let src = |lines: &str| format!("{FLOOR}\n[[sources]]\nname = \"feed\"\n{lines}\n");
+    let body = "body = { shape = { type = \"sphere\", radius = 0.1 }, mass = 1 }";
+    let region = "region = { center = [0, 0, 1], half_extents = [1, 1, 1] }";
+    // The [[sources]] table starts on line 11; its lines after the name from 13.
+    let cases: Vec<(String, &str, &[&str])> = vec![
+        (
+            src(&format!("{region}\n{body}")),
+            "scenes/bad.toml:11:1:",
+            &["sources[0] \"feed\"", "needs rate or count"],
+        ),
+        (
+            src(&format!("{region}\nrate = 5\ncount = 3\nstop = 1\n{body}")),
+            "scenes/bad.toml:15:9:",
+            &["count", "either rate or count"],
+        ),
+        (
+            src(&format!("{region}\nrate = -1\n{body}")),
+            "scenes/bad.toml:14:8:",
+            &["rate must be > 0"],
+        ),
+        (
+            src(&format!(
+                "region = {{ center = [0, 0, 1], half_extents = [1, -1, 1] }}\nrate = 5\n{body}"
+            )),
+            "scenes/bad.toml:13:",
+            &["half_extents", "inverted"],
+        ),
+        (
+            src(&format!(
+                "region = {{ center = [0, 0, 1], half_extents = [1, 0, 1] }}\nrate = 5\n{body}"
+            )),
+            "scenes/bad.toml:13:",
+            &["half_extents", "empty"],
+        ),
+        (
+            src(&format!(
+                "region = {{ center = [0, 0, 1e9], half_extents = [1, 1, 1] }}\nrate = 5\n{body}"
+            )),
+            "scenes/bad.toml:13:",
+            &["center", "within 1e6 m"],
+        ),
+        (
+            src(&format!("{region}\nrate = 5")),
+            "scenes/bad.toml:11:1:",
+            &["needs body"],
+        ),
+        (
+            src(&format!(
+                "{region}\nrate = 5\nbody = {{ shape = {{ type = \"sphere\", radius = 0.1 }}, mass = 1, motion = \"fixed\" }}"
+            )),
+            "scenes/bad.toml:15:",
+            &["unknown key \"body.motion\""],
+        ),
+        (
+            src(&format!("{region}\nrate = 5\nstart = 2\nstop = 1\n{body}")),
+            "scenes/bad.toml:16:8:",
+            &["stop must be >= start"],
+        ),
+        (
+            src(&format!("{region}\nrate = 5\nbodies = [{{ shape = {{ type = \"sphere\", radius = 0.1 }}, mass = 1 }}]")),
+            "scenes/bad.toml:15:",
+            &["bodies[0]", "missing key bodies[0].weight"],
+        ),
+        (
+            format!("{}\n[[sources]]\nname = \"feed\"\n{region}\nrate = 5\n{body}\n", src(&format!("{region}\nrate = 5\n{body}"))),
+            "scenes/bad.toml:18:8:",
+            &["duplicate source name \"feed\"", "first defined at scenes/bad.toml:11"],
+        ),
+        (
+            format!("{FLOOR}\n[[bodies]]\nname = \"feed_3\"\nshape = {{ type = \"sphere\", radius = 0.1 }}\nmass = 1\nposition = [0, 0, 3]\n\n[[sources]]\nname = \"feed\"\n{region}\nrate = 5\n{body}\n"),
+            "scenes/bad.toml:18:8:",
+            &["feed_0, feed_1", "body \"feed_3\""],
+        ),
+    ];
+    for (text, at, parts) in cases {
+        let m = error(&text);
+        println!("{m}");
+        assert!(m.starts_with(at), "expected {at} in {m:?}\n{text}");
+        for part in parts {
+            assert!(m.contains(part), "expected {part:?} in {m:?}");
+        }
+    }
+}
+
+/// A run with sources cannot write checkpoints yet: refused before it starts, naming the source.
+#[test]
+fn checkpoints_of_a_run_with_sources_are_refused() {
+    let dir = temp_dir("flow_checkpoint");
+    let scene = dir.join("pour.toml");
+    std::fs::write(
+        &scene,
+        format!(
+            "{FLOOR}
+[[sources]]
+name = \"feed\"
+region = {{ center = [0.0, 0.0, 0.8], half_extents = [0.3, 0.3, 0.2] }}
+rate = 10
+body = {{ shape = {{ type = \"sphere\", radius = 0.05 }}, mass = 1 }}
+"
+        ),
+    )
+    .unwrap();
+    let o = tumble(&[
+        "run",
+        scene.to_str().unwrap(),
+        "--out",
+        dir.join("r").to_str().unwrap(),
+        "--checkpoint-every",
+        "0.5",
+    ]);
+    let err = text(&o.stderr);
+    println!("{err}");
+    assert!(!o.status.success());
+    assert!(
+        err.contains("pour.toml:11") && err.contains("cannot be checkpointed yet"),
+        "{err}"
+    );
+}
