@@ -89,7 +89,7 @@ fn an_empty_scene_is_warned_about_in_every_command_that_runs_it() {
     let out = out.to_str().unwrap();
     let warning = format!(
         "warning: {scene}: the scene has no bodies, so nothing happens in the whole run: a \
-         scene needs a [[bodies]] table or a [[lattices]] generator"
+         scene needs a [[bodies]] table, a [[lattices]] generator or a [[sources]] entry"
     );
     for args in [
         vec!["check", scene],

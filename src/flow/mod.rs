@@ -6,8 +6,7 @@
 //! start it inserts every body due since the last, so `tumble run`, `tumble bench`, batches and
 //! Python pour the same bodies.
 
-mod region;
 mod source;
 
-pub use region::Region;
+pub use crate::scene::Region;
 pub use source::{Sources, MAX_ATTEMPTS};

@@ -9,8 +9,8 @@
 //! order the bodies fall due, and the placement runs on one thread: the bodies poured are the
 //! same for a seed whatever the thread count.
 
-use super::Region;
 use crate::body::Body;
+use crate::scene::Region;
 use crate::scene::{Scene, SceneError, SourceSpec};
 use crate::world::World;
 use glam::{DQuat, DVec3};

@@ -3,9 +3,9 @@
 
 use super::bodies::{parse_common, read_name, BodyCtx};
 use super::limits::{BODY_LIMIT_REASON, MAX_BODIES};
+use super::region::Region;
 use super::table::{fmt_vec, Span, Tab};
 use super::{BodySpec, Motion, SceneError};
-use crate::flow::Region;
 use glam::{DQuat, DVec3};
 use toml::de::DeValue;
 use toml::Spanned;

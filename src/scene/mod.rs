@@ -31,6 +31,7 @@ pub mod limits;
 mod mesh;
 mod parse;
 mod path;
+mod region;
 mod shape;
 pub mod shorten;
 mod table;
@@ -50,6 +51,7 @@ pub(crate) use build_world::{body_from_spec, body_placed};
 pub use flow::{SourceBody, SourceSpec, MAX_REGION_EXTENT};
 pub use joints::{JointEnd, JointSpec};
 pub use lattice::random_rotation;
+pub use region::Region;
 
 use crate::material::{Material, MaterialError, MaterialPair, MaterialTable};
 use crate::shape::Shape;

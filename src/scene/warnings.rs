@@ -71,7 +71,9 @@ mod tests {
             w[0].starts_with("empty.toml: the scene has no bodies"),
             "{w:?}"
         );
-        assert!(w[0].contains("a [[bodies]] table or a [[lattices]] generator"));
+        assert!(
+            w[0].contains("a [[bodies]] table, a [[lattices]] generator or a [[sources]] entry")
+        );
         let fixed = "[[bodies]]\nname = \"floor\"\nmotion = \"fixed\"\n\
                      shape = { type = \"box\", half_extents = [1, 1, 1] }\n";
         let w = parse(fixed, Path::new("floor.toml")).unwrap().warnings();

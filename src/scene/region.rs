@@ -1,5 +1,6 @@
 //! A region of space: a box given by its centre, half extents and orientation, as sources,
-//! sinks and region probes name it (`region = { center, half_extents, orientation }`).
+//! sinks and region probes name it (`region = { center, half_extents, orientation }`; read by
+//! `flow`).
 
 use glam::{DQuat, DVec3};
 
