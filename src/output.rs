@@ -28,7 +28,7 @@ pub struct OutputError {
 }
 
 impl OutputError {
-    fn new(path: &Path, source: std::io::Error) -> Self {
+    pub(crate) fn new(path: &Path, source: std::io::Error) -> Self {
         OutputError {
             path: path.to_path_buf(),
             source,

@@ -35,7 +35,7 @@
 //! tolerance: the world lands on the end it is given bit for bit (`batch` and `compare` used to
 //! stop 1e-12 s short of it).
 
-use crate::flow::Sources;
+use crate::flow::{Sinks, Sources};
 use crate::output::{EventsWriter, FramesWriter, OutputError};
 use crate::scene::{Scene, SceneError};
 use crate::world::{on_pool, SimError, World};
@@ -118,6 +118,8 @@ pub struct Simulation {
     frame_period: f64,
     /// The scene's `[[sources]]`, poured in at each frame's start (`None`: it has none).
     sources: Option<Sources>,
+    /// The scene's `[[sinks]]`, drained at each frame's start (`None`: it has none).
+    sinks: Option<Sinks>,
 }
 
 impl Simulation {
@@ -135,6 +137,7 @@ impl Simulation {
             end: scene.world.duration,
             frame_period: scene.world.config.frame_period,
             sources: Sources::new(scene)?,
+            sinks: Sinks::new(scene),
         })
     }
 
@@ -226,7 +229,11 @@ impl Simulation {
     /// One frame towards `until` (later than the world's time), with the stall check at every
     /// call of the world.
     fn frame_towards(&mut self, until: f64) -> Result<(), RunError> {
-        // The bodies due since the last frame's start enter at this one's.
+        // The bodies in a sink at the last frame's end leave, and the bodies due since the last
+        // frame's start enter, at this one's.
+        if let Some(sinks) = &mut self.sinks {
+            sinks.drain(&mut self.world);
+        }
         if let Some(sources) = &mut self.sources {
             sources.pour(&mut self.world);
         }

@@ -60,7 +60,7 @@ pub fn quality(world: &World, outlet_z: Option<f64>) -> Quality {
     });
     let deepest_overlap = world.deepest_overlap().map(|o| OverlapPlace {
         time: o.time,
-        bodies: [world.body(o.a).name.clone(), world.body(o.b).name.clone()],
+        bodies: o.names,
     });
     Quality {
         max_penetration: world.max_penetration(),

@@ -155,11 +155,16 @@ pub fn scene(
         return Ok((scene::load(path)?, None));
     }
     let (text, scene, hash) = read_scene(path)?;
-    if let Some(source) = scene.sources.first() {
+    let flow = scene.sources.first().map(|s| (&s.origin, "sources", &s.name));
+    if let Some((origin, what, name)) = flow.or(scene
+        .sinks
+        .first()
+        .map(|s| (&s.origin, "sinks", &s.name)))
+    {
         return Err(invalid(format!(
-            "{}: --checkpoint-every: a run with [[sources]] (\"{}\") cannot be checkpointed yet \
-             (its poured bodies and the sources' draws are not saved); run it without checkpoints",
-            source.origin, source.name
+            "{origin}: --checkpoint-every: a run with [[{what}]] (\"{name}\") cannot be \
+             checkpointed yet (the bodies poured in and taken out are not saved); run it without \
+             checkpoints"
         )));
     }
     let absolute = std::path::absolute(path)

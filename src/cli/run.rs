@@ -73,6 +73,9 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     if !args.events {
         stale.push(events_path.clone());
     }
+    if scene.sinks.is_empty() {
+        stale.push(out_dir.join("removed.csv"));
+    }
     for path in stale {
         match std::fs::remove_file(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -114,9 +117,14 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
 
     let start = resume::started(&resumed);
     let frames = resume::frames_writer(&frames_path, selection, format, &resumed, sim.world())?;
+    let removed = match scene.sinks.is_empty() {
+        true => None,
+        false => Some(tumble::flow::RemovedWriter::create(&out_dir.join("removed.csv"))?),
+    };
     let mut output = RunOutput {
         frames,
         events,
+        removed,
         progress: progress_bar(&scene),
         meta,
         start,
@@ -137,8 +145,12 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         meta,
         interrupted,
         mut checkpoints,
+        removed,
         ..
     } = output;
+    if let Some(removed) = removed {
+        removed.finish()?;
+    }
     if let (Some(c), None) = (checkpoints.as_mut(), &sim_error) {
         // At the end (or the interruption), before a thinned run's last frame: a resume that
         // goes further appends from here.
@@ -252,6 +264,8 @@ impl SummaryMeta {
 struct RunOutput {
     frames: FramesWriter,
     events: Option<output::EventsWriter>,
+    /// `removed.csv`, for a scene with sinks.
+    removed: Option<tumble::flow::RemovedWriter>,
     progress: ProgressBar,
     meta: SummaryMeta,
     start: Instant,
@@ -266,6 +280,9 @@ impl FrameSink for RunOutput {
         self.frames.write_frame(world)?;
         if let Some(events) = self.events.as_mut() {
             events.write_events(world)?;
+        }
+        if let Some(removed) = self.removed.as_mut() {
+            removed.write(world)?;
         }
         self.progress.inc(1);
         if self.last_summary.elapsed().as_secs_f64() >= SUMMARY_PERIOD {
@@ -347,6 +364,13 @@ fn result_paragraph(
             ", and {} poured in by its sources ({} unplaced)",
             count(c.inserted, "body", "bodies"),
             c.unplaced
+        ),
+    };
+    let poured = match scene.sinks.is_empty() {
+        true => poured,
+        false => format!(
+            "{poured}, {} taken out by its sinks",
+            count(c.removed, "body", "bodies")
         ),
     };
     let run_dir = frames_path.parent().unwrap_or(Path::new("."));

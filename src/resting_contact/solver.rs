@@ -254,6 +254,14 @@ fn report_impulses(
     }
 }
 
+impl Solver {
+    /// Renumbers the bodies of the impulses kept for the warm start after bodies were removed
+    /// (`new_of[i]`: body i's new index, `u32::MAX` if removed; see `WarmStartCache::renumber`).
+    pub fn renumber_bodies(&mut self, new_of: &[u32]) {
+        self.warm.renumber(new_of);
+    }
+}
+
 #[cfg(test)]
 impl Solver {
     /// The last step's lanes: groups, and lanes holding a patch.

@@ -127,6 +127,30 @@ impl WarmStartCache {
         self.previous_patches.sort_by_key(|x| (x.a, x.b, x.group));
     }
 
+    /// Renumbers the bodies of the kept impulses after bodies were removed from the world:
+    /// `new_of[i]` is body i's new index, `u32::MAX` for a removed body, whose impulses go. The
+    /// renumbering keeps the bodies' order, so the lists stay sorted by pair.
+    pub(super) fn renumber(&mut self, new_of: &[u32]) {
+        let pair = |a: u32, b: u32| {
+            let (a, b) = (new_of[a as usize], new_of[b as usize]);
+            (a != u32::MAX && b != u32::MAX).then_some((a, b))
+        };
+        self.previous.retain_mut(|s| match pair(s.a, s.b) {
+            Some((a, b)) => {
+                (s.a, s.b) = (a, b);
+                true
+            }
+            None => false,
+        });
+        self.previous_patches.retain_mut(|s| match pair(s.a, s.b) {
+            Some((a, b)) => {
+                (s.a, s.b) = (a, b);
+                true
+            }
+            None => false,
+        });
+    }
+
     /// Finds each patch's entries of the previous step (`Patch::previous_rows`,
     /// `Patch::previous_patch`). The step's pairs come in pair order, as the previous ones are
     /// kept: one merge walks both lists (two binary searches per patch were most of the warm

@@ -1,5 +1,6 @@
 //! `[[sources]]` entries: bodies poured into a region over time (LIGGGHTS' `fix
-//! insert/rate/region`, Chrono's particle emitter), and the `region` tables they place them in.
+//! insert/rate/region`, Chrono's particle emitter), `[[sinks]]` that take them out (Chrono's
+//! particle remover, Yade's `DomainLimiter`), and the `region` tables both name.
 
 use super::bodies::{parse_common, read_name, BodyCtx};
 use super::limits::{BODY_LIMIT_REASON, MAX_BODIES};
@@ -296,4 +297,40 @@ pub(super) fn parse_source<'s, 't, 'i>(
         ));
     }
     Ok((spec, name_span))
+}
+
+/// A `[[sinks]]` entry: a dynamic body whose centre is in `region` at a frame's end is taken out
+/// of the world.
+#[derive(Clone, Debug)]
+pub struct SinkSpec {
+    /// Its name (in `removed.csv`).
+    pub name: String,
+    /// Where it takes bodies out.
+    pub region: Region,
+    /// Where it was defined ("scene.toml:12"), for messages.
+    pub origin: String,
+}
+
+/// Reads `[[sinks]]` entry `index`.
+pub(super) fn parse_sink<'s, 't, 'i>(
+    root: &Tab<'s, 't, 'i>,
+    file: &str,
+    index: usize,
+    item: &'t Spanned<DeValue<'i>>,
+) -> Result<(SinkSpec, Span), SceneError> {
+    let mut t = root.element_table(item, format!("sinks[{index}]"))?;
+    let (name, name_span) = read_name(&t)?;
+    let name = name.ok_or_else(|| t.missing("name"))?.to_string();
+    t.who = format!("sinks[{index}] \"{name}\"");
+    t.check_keys(&["name", "region"])?;
+    let region = parse_region(&t, "region")?;
+    let origin = format!("{file}:{}", root.src.line_col(t.span.start).0);
+    Ok((
+        SinkSpec {
+            name,
+            region,
+            origin,
+        },
+        name_span,
+    ))
 }

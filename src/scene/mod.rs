@@ -11,7 +11,9 @@
 //! - `derived`: a body's size, volume, mass and inertia checked at the keys that make them;
 //! - `inertia`: a body's `inertia`, principal moments or a full tensor;
 //! - `lattice`: the `[[lattices]]` generators;
-//! - `flow`: the `[[sources]]` that pour bodies in over the run, and their regions;
+//! - `flow`: the `[[sources]]` that pour bodies in over the run and the `[[sinks]]` that take
+//!   them out;
+//! - `region`: the boxes they name;
 //! - `batch`: the `[batch]` table of `tumble batch`;
 //! - `build_world`: a [`World`](crate::world::World) built from a scene (`World::new`);
 //! - `shape`: `shape = { type = … }` tables;
@@ -48,7 +50,7 @@ pub use crate::mass_properties::PartMass;
 pub use crate::world::{ContactPush, JammedIslands, Method, RestingContactMode};
 pub use batch::{BatchSpec, Distribution, ScalarKey, StateVector, Vary, VaryKey, VaryTarget};
 pub(crate) use build_world::{body_from_spec, body_placed};
-pub use flow::{SourceBody, SourceSpec, MAX_REGION_EXTENT};
+pub use flow::{SinkSpec, SourceBody, SourceSpec, MAX_REGION_EXTENT};
 pub use joints::{JointEnd, JointSpec};
 pub use lattice::random_rotation;
 pub use region::Region;
@@ -164,6 +166,8 @@ pub struct Scene {
     pub batch: Option<BatchSpec>,
     /// `[[sources]]`: bodies poured in over the run, in file order.
     pub sources: Vec<SourceSpec>,
+    /// `[[sinks]]`: regions that take bodies out, in file order.
+    pub sinks: Vec<SinkSpec>,
     /// The files it read besides itself (meshes): each `file` value as written, and the path
     /// it was read from. A run directory keeps copies of them ([`crate::run_dir`]).
     pub files: Vec<(String, PathBuf)>,

@@ -13,13 +13,13 @@
 
 use super::batch::parse_batch;
 use super::bodies::{parse_body, BodyCtx};
-use super::flow::parse_source;
+use super::flow::{parse_sink, parse_source};
 use super::joints::parse_joints;
 use super::lattice::{declared_count, parse_lattice};
 use super::table::{Span, Src, Tab};
 use super::{
     BodySpec, ContactPush, JammedIslands, Method, RestingContactMode, Scene, SceneError,
-    SourceSpec, WorldSettings,
+    SinkSpec, SourceSpec, WorldSettings,
 };
 use crate::material::{Material, MaterialPair};
 use std::collections::BTreeMap;
@@ -74,6 +74,7 @@ pub(super) fn scene(
         "batch",
         "joints",
         "sources",
+        "sinks",
     ])?;
 
     let world = parse_world(&root)?;
@@ -133,6 +134,7 @@ pub(super) fn scene(
         (world.duration, bodies.len() as u64),
         &defined_at,
     )?;
+    let sinks = parse_sinks(&root, &src.file)?;
     let poured = sources
         .iter()
         .fold(0u64, |n, s| n.saturating_add(s.planned()));
@@ -172,6 +174,7 @@ pub(super) fn scene(
         joints,
         batch,
         sources,
+        sinks,
         files: src.read.take(),
     })
 }
@@ -461,4 +464,26 @@ fn parse_sources(
         sources.push(source);
     }
     Ok(sources)
+}
+
+/// The `[[sinks]]` entries, their names unique.
+fn parse_sinks(root: &Tab, file: &str) -> Result<Vec<SinkSpec>, SceneError> {
+    let Some((items, _)) = root.array_of_tables("sinks")? else {
+        return Ok(Vec::new());
+    };
+    let mut sinks: Vec<SinkSpec> = Vec::with_capacity(items.len());
+    for (index, item) in items.iter().enumerate() {
+        let (sink, name_span) = parse_sink(root, file, index, item)?;
+        if let Some(first) = sinks.iter().find(|s| s.name == sink.name) {
+            return Err(root.src.error(
+                &name_span,
+                &format!(
+                    "sinks[{index}] \"{}\": duplicate sink name \"{}\" (first defined at {})",
+                    sink.name, sink.name, first.origin
+                ),
+            ));
+        }
+        sinks.push(sink);
+    }
+    Ok(sinks)
 }

@@ -521,6 +521,7 @@ impl Stores {
             self.stats.max_penetration = -d;
             // Both bodies are at the time of the query.
             self.stats.deepest_at = (self.bodies[a].time, a.min(b) as u32, a.max(b) as u32);
+            self.stats.deepest_names = None;
         }
         if let Some(n) = normal {
             self.pairs.bounds.last_axis.insert((a as u32, b as u32), n);

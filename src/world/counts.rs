@@ -2,16 +2,19 @@
 //! the deepest overlap was seen, and the errors a step can fail with.
 
 /// Where a world saw its largest penetration ([`World::deepest_overlap`](super::World::deepest_overlap)).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct DeepestOverlap {
     /// Penetration depth (m, > 0).
     pub depth: f64,
     /// Simulated time of the measurement (s).
     pub time: f64,
-    /// The pair's bodies (indices in the scene's order, a < b).
+    /// The pair's bodies (indices in the world's order, a < b; `usize::MAX` where a body has
+    /// since been removed from the world).
     pub a: usize,
     /// See `a`.
     pub b: usize,
+    /// The two bodies' names.
+    pub names: [String; 2],
 }
 
 /// Event and work counters (summary.json `counts`).
@@ -122,6 +125,9 @@ pub struct Counts {
     /// Bodies due from a source that found no free place in its region within its attempts.
     #[serde(default)]
     pub unplaced: u64,
+    /// Bodies `[[sinks]]` took out.
+    #[serde(default)]
+    pub removed: u64,
 }
 
 impl Counts {
@@ -175,6 +181,7 @@ impl Counts {
             lcp_pivots,
             inserted,
             unplaced,
+            removed,
         } = *other;
         self.collisions += collisions;
         self.microcollisions += microcollisions;
@@ -217,6 +224,7 @@ impl Counts {
         self.joint_solves += joint_solves;
         self.inserted += inserted;
         self.unplaced += unplaced;
+        self.removed += removed;
         self.lcp_steps += lcp_steps;
         self.lcp_problems += lcp_problems;
         self.lcp_rows += lcp_rows;

@@ -356,6 +356,7 @@ fn merge_island(stores: &mut Stores, group: &Group, w: &Stores) {
         let (time, la, lb) = w.stats.deepest_at;
         let (a, b) = (at(la), at(lb));
         stores.stats.deepest_at = (time, a.min(b), a.max(b));
+        stores.stats.deepest_names = None;
     }
     stores
         .stats

@@ -202,6 +202,7 @@ impl Stores {
                 if -p.separation > self.stats.max_penetration {
                     self.stats.max_penetration = -p.separation;
                     self.stats.deepest_at = (t, a as u32, b as u32);
+                    self.stats.deepest_names = None;
                 }
                 contacts.push(LcpContact {
                     a,

@@ -34,7 +34,7 @@ mod event_loop;
 mod held;
 mod impacts;
 mod impulse_record;
-mod insert;
+mod body_set;
 mod island_step;
 mod islands;
 mod jam;
@@ -60,6 +60,7 @@ mod tests;
 pub use crate::body::BodyState;
 pub use counts::{Counts, DeepestOverlap, SimError, StageTimes};
 pub use event_log::{EventKind, ImpulseEvent};
+pub use body_set::Removal;
 pub use saved_state::{StateError, WorldState, WorldStateRef};
 pub use settings::{
     ContactPush, JammedIslands, Method, RestingContactMode, WorldConfig, DEVICE_MIN_POINTS,
@@ -472,11 +473,22 @@ impl World {
     /// names the place to look.
     pub fn deepest_overlap(&self) -> Option<DeepestOverlap> {
         let (time, a, b) = self.stores.stats.deepest_at;
-        (self.stores.stats.max_penetration > 0.0).then_some(DeepestOverlap {
-            depth: self.stores.stats.max_penetration,
+        let stats = &self.stores.stats;
+        let name = |i: u32| {
+            self.stores
+                .bodies
+                .get(i as usize)
+                .map_or(String::new(), |b| b.name.clone())
+        };
+        (stats.max_penetration > 0.0).then(|| DeepestOverlap {
+            depth: stats.max_penetration,
             time,
-            a: a as usize,
-            b: b as usize,
+            a: if a == u32::MAX { usize::MAX } else { a as usize },
+            b: if b == u32::MAX { usize::MAX } else { b as usize },
+            names: stats
+                .deepest_names
+                .clone()
+                .unwrap_or_else(|| [name(a), name(b)]),
         })
     }
 

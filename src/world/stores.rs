@@ -235,6 +235,14 @@ pub(super) struct RunStats {
     pub(super) max_penetration: f64,
     /// Where `max_penetration` was measured: the time and the pair (a < b).
     pub(super) deepest_at: (f64, u32, u32),
+    /// The names of `deepest_at`'s bodies once one of them has been removed from the world
+    /// (its indices then `u32::MAX`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) deepest_names: Option<[String; 2]>,
+    /// Bodies taken out of the world since [`super::World::take_removals`] last took them. Not in
+    /// a checkpoint: a run that removes bodies is not checkpointed.
+    #[serde(skip)]
+    pub(super) removals: Vec<super::body_set::Removal>,
     /// Impulses recorded since the last `World::take_events` (when `settings.record_events`).
     pub(super) event_log: Vec<ImpulseEvent>,
     pub(super) stage_times: StageTimes,

@@ -39,6 +39,7 @@ pub fn scene(gravity: DVec3, restitution: f64, friction: f64, bodies: Vec<BodySp
         joints: Vec::new(),
         batch: None,
         sources: Vec::new(),
+        sinks: Vec::new(),
         files: Vec::new(),
     }
 }

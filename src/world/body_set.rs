@@ -1,0 +1,209 @@
+//! Bodies added to and taken out of a running world between frames (`[[sources]]` and
+//! `[[sinks]]`, see [`crate::flow`]): where a body may go without overlapping one already
+//! there, its insertion, and the removal of bodies with every store renumbered.
+//!
+//! Both happen only where every body is at the world time, between frames: the step the last
+//! frame prepared ([`World::prepare_next_step`]) is put back first and done again with the new
+//! set of bodies, as a frame that starts another step does.
+//!
+//! An inserted body is appended: every store sized per body grows with the bodies when a stage
+//! next needs it. A removal renumbers the bodies left in their order (body i becomes the number
+//! of bodies kept before it), so every store keyed by body stays sorted as it was: the per-body
+//! stores drop the removed bodies' entries, the per-pair ones (kept bounds, last axes, held
+//! pairs, warm-start impulses, the last step's contacts) drop the pairs of a removed body and
+//! renumber the others. The broad phase's grid is rebuilt at the next step, as after a
+//! checkpoint is loaded (its pairs do not depend on what it kept).
+
+use super::collide::body_proximity;
+use super::World;
+use crate::body::Body;
+use crate::event_heap::PairEvent;
+use glam::DVec3;
+use rustc_hash::FxHashMap;
+
+/// A removed body's new index.
+const GONE: u32 = u32::MAX;
+
+/// A body taken out of the world: when, which, and what took it (a sink's name).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Removal {
+    /// The world time it was taken out at (s).
+    pub t: f64,
+    /// Its name.
+    pub body: String,
+    /// What took it out.
+    pub by: String,
+}
+
+impl World {
+    /// Whether `body` (at the world time) would overlap any body of the world: its box against
+    /// theirs, then the narrow phase where the boxes overlap. A pair whose geometry query fails
+    /// counts as overlapping: the body is not put where it cannot be measured.
+    pub(crate) fn overlaps_any(&self, body: &Body) -> bool {
+        let boxed = |b: &Body| b.bounding_radius.is_finite().then(|| b.collider.aabb(&b.pose()));
+        let own = boxed(body);
+        let mut points = Vec::new();
+        self.stores.bodies.iter().any(|other| {
+            let near = match (own, boxed(other)) {
+                (Some((lo, hi)), Some((olo, ohi))) => lo.cmple(ohi).all() && olo.cmple(hi).all(),
+                _ => true,
+            };
+            near && body_proximity(body, other, 0.0, &mut points).map_or(true, |d| d <= 0.0)
+        })
+    }
+
+    /// Adds `body` to the world at the world time (its clock is set to it); returns its index.
+    pub(crate) fn insert_body(&mut self, mut body: Body) -> usize {
+        self.undo_prepared();
+        body.time = self.stores.clock.time;
+        self.stores.bodies.push(body);
+        self.stores.stats.counts.inserted += 1;
+        self.stores.bodies.len() - 1
+    }
+
+    /// Counts a body a source could not place.
+    pub(crate) fn note_unplaced(&mut self) {
+        self.stores.stats.counts.unplaced += 1;
+    }
+
+    /// Whether body `i` may be taken out of the world: a dynamic body without joints (a joint's
+    /// articulation is built once for its bodies).
+    pub(crate) fn removable(&self, i: usize) -> bool {
+        self.stores.bodies[i].is_dynamic() && self.stores.joints.articulation(i).is_none()
+    }
+
+    /// The bodies taken out since the last call, in the order they were, appended to `out`.
+    pub fn take_removals(&mut self, out: &mut Vec<Removal>) {
+        out.append(&mut self.stores.stats.removals);
+    }
+
+    /// Takes the bodies `remove` lists (ascending indices, each [`Self::removable`], with what
+    /// takes it out) out of the world, and every store's entries of them; the others are
+    /// renumbered in their order (see the module doc). Impulses recorded for a removed body and
+    /// not yet taken ([`World::take_events`]) go with it.
+    pub(crate) fn remove_bodies(&mut self, remove: &[(usize, String)]) {
+        if remove.is_empty() {
+            return;
+        }
+        self.undo_prepared();
+        let n = self.stores.bodies.len();
+        let mut new_of = vec![0u32; n];
+        let t = self.stores.clock.time;
+        for (i, by) in remove {
+            new_of[*i] = GONE;
+            let body = self.stores.bodies[*i].name.clone();
+            let by = by.clone();
+            self.stores.stats.removals.push(Removal { t, body, by });
+        }
+        let mut kept = 0u32;
+        for slot in &mut new_of {
+            if *slot != GONE {
+                *slot = kept;
+                kept += 1;
+            }
+        }
+        let new_of = &new_of[..];
+        let pair = |a: u32, b: u32| {
+            let (a, b) = (new_of[a as usize], new_of[b as usize]);
+            (a != GONE && b != GONE).then_some((a, b))
+        };
+        let s = &mut self.stores;
+        // The deepest overlap keeps its bodies' names once one of them is gone.
+        let (time, da, db) = s.stats.deepest_at;
+        if s.stats.max_penetration > 0.0 && (da as usize) < n && (db as usize) < n {
+            match pair(da, db) {
+                Some((a, b)) => s.stats.deepest_at = (time, a, b),
+                None => {
+                    let names = [da, db].map(|i| s.bodies[i as usize].name.clone());
+                    s.stats.deepest_names = Some(names);
+                    s.stats.deepest_at = (time, GONE, GONE);
+                }
+            }
+        }
+        // Per body.
+        let keep = |i: usize| new_of[i] != GONE;
+        retain_indexed(&mut s.bodies, keep);
+        retain_indexed(&mut s.jams.seen, keep);
+        retain_indexed(&mut s.jams.smoothed, keep);
+        retain_indexed(&mut s.jams.calm, keep);
+        retain_indexed(&mut s.jams.reach, keep);
+        retain_indexed(&mut s.contacts.cluster.body_stamps, keep);
+        retain_indexed(&mut s.contacts.held.by_body, keep);
+        for list in &mut s.contacts.held.by_body {
+            list.retain_mut(|p| renumber(pair, p));
+        }
+        // Per pair.
+        let bounds = &mut s.pairs.bounds;
+        for kept in [&mut bounds.later, &mut bounds.earlier] {
+            rekey(kept, pair, |ev: &mut PairEvent, (a, b)| (ev.a, ev.b) = (a, b));
+        }
+        rekey(&mut bounds.last_axis, pair, |_: &mut DVec3, _| {});
+        let held = &mut s.contacts.held;
+        rekey(&mut held.pairs, pair, |_, _| {});
+        rekey(&mut held.previous_pairs, pair, |_, _| {});
+        rekey(&mut held.resolves, pair, |_, _| {});
+        let step = &mut s.contacts.step;
+        let fast = step.contacts[..step.fast.min(step.contacts.len())]
+            .iter()
+            .filter(|c| pair(c.a, c.b).is_some())
+            .count();
+        step.contacts.retain_mut(|c| match pair(c.a, c.b) {
+            Some((a, b)) => {
+                (c.a, c.b) = (a, b);
+                true
+            }
+            None => false,
+        });
+        step.fast = fast;
+        step.solver.renumber_bodies(new_of);
+        s.contacts.cluster.solver.renumber_bodies(new_of);
+        s.stats.event_log.retain_mut(|e| match pair(e.a, e.b) {
+            Some((a, b)) => {
+                (e.a, e.b) = (a, b);
+                true
+            }
+            None => false,
+        });
+        // Rebuilt for the next step's boxes.
+        s.pairs.grid = Default::default();
+        s.pairs.boxes.clear();
+        s.stats.counts.removed += remove.len() as u64;
+    }
+}
+
+/// Keeps the entries of `v` whose index `keep` accepts, in order.
+fn retain_indexed<T>(v: &mut Vec<T>, keep: impl Fn(usize) -> bool) {
+    let mut i = 0;
+    v.retain(|_| {
+        i += 1;
+        keep(i - 1)
+    });
+}
+
+/// Renumbers pair `p` by `pair`; false if one of its bodies is gone.
+fn renumber(pair: impl Fn(u32, u32) -> Option<(u32, u32)>, p: &mut (u32, u32)) -> bool {
+    match pair(p.0, p.1) {
+        Some(q) => {
+            *p = q;
+            true
+        }
+        None => false,
+    }
+}
+
+/// Renumbers the keys of a map by pair (and the values' copies of them by `fix`), dropping the
+/// pairs of removed bodies.
+fn rekey<V>(
+    map: &mut FxHashMap<(u32, u32), V>,
+    pair: impl Fn(u32, u32) -> Option<(u32, u32)>,
+    fix: impl Fn(&mut V, (u32, u32)),
+) {
+    let old = std::mem::take(map);
+    map.reserve(old.len());
+    for ((a, b), mut v) in old {
+        if let Some(p) = pair(a, b) {
+            fix(&mut v, p);
+            map.insert(p, v);
+        }
+    }
+}
