@@ -155,11 +155,12 @@ pub fn scene(
         return Ok((scene::load(path)?, None));
     }
     let (text, scene, hash) = read_scene(path)?;
-    let flow = scene.sources.first().map(|s| (&s.origin, "sources", &s.name));
-    if let Some((origin, what, name)) = flow.or(scene
-        .sinks
+    let flow = scene
+        .sources
         .first()
-        .map(|s| (&s.origin, "sinks", &s.name)))
+        .map(|s| (&s.origin, "sources", &s.name));
+    if let Some((origin, what, name)) =
+        flow.or(scene.sinks.first().map(|s| (&s.origin, "sinks", &s.name)))
     {
         return Err(invalid(format!(
             "{origin}: --checkpoint-every: a run with [[{what}]] (\"{name}\") cannot be \

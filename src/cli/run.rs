@@ -119,7 +119,9 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let frames = resume::frames_writer(&frames_path, selection, format, &resumed, sim.world())?;
     let removed = match scene.sinks.is_empty() {
         true => None,
-        false => Some(tumble::flow::RemovedWriter::create(&out_dir.join("removed.csv"))?),
+        false => Some(tumble::flow::RemovedWriter::create(
+            &out_dir.join("removed.csv"),
+        )?),
     };
     let mut output = RunOutput {
         frames,

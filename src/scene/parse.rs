@@ -18,8 +18,8 @@ use super::joints::parse_joints;
 use super::lattice::{declared_count, parse_lattice};
 use super::table::{Span, Src, Tab};
 use super::{
-    BodySpec, ContactPush, JammedIslands, Method, RestingContactMode, Scene, SceneError,
-    SinkSpec, SourceSpec, WorldSettings,
+    BodySpec, ContactPush, JammedIslands, Method, RestingContactMode, Scene, SceneError, SinkSpec,
+    SourceSpec, WorldSettings,
 };
 use crate::material::{Material, MaterialPair};
 use std::collections::BTreeMap;

@@ -40,7 +40,11 @@ impl World {
     /// theirs, then the narrow phase where the boxes overlap. A pair whose geometry query fails
     /// counts as overlapping: the body is not put where it cannot be measured.
     pub(crate) fn overlaps_any(&self, body: &Body) -> bool {
-        let boxed = |b: &Body| b.bounding_radius.is_finite().then(|| b.collider.aabb(&b.pose()));
+        let boxed = |b: &Body| {
+            b.bounding_radius
+                .is_finite()
+                .then(|| b.collider.aabb(&b.pose()))
+        };
         let own = boxed(body);
         let mut points = Vec::new();
         self.stores.bodies.iter().any(|other| {
@@ -135,7 +139,9 @@ impl World {
         // Per pair.
         let bounds = &mut s.pairs.bounds;
         for kept in [&mut bounds.later, &mut bounds.earlier] {
-            rekey(kept, pair, |ev: &mut PairEvent, (a, b)| (ev.a, ev.b) = (a, b));
+            rekey(kept, pair, |ev: &mut PairEvent, (a, b)| {
+                (ev.a, ev.b) = (a, b)
+            });
         }
         rekey(&mut bounds.last_axis, pair, |_: &mut DVec3, _| {});
         let held = &mut s.contacts.held;

@@ -22,6 +22,7 @@
 //! behind each stage is in `docs/design.md`, the measurements in `docs/measurements.md`.
 
 mod band_crossing;
+mod body_set;
 mod bounds;
 mod build;
 mod collide;
@@ -34,7 +35,6 @@ mod event_loop;
 mod held;
 mod impacts;
 mod impulse_record;
-mod body_set;
 mod island_step;
 mod islands;
 mod jam;
@@ -58,9 +58,9 @@ mod swept_boxes;
 mod tests;
 
 pub use crate::body::BodyState;
+pub use body_set::Removal;
 pub use counts::{Counts, DeepestOverlap, SimError, StageTimes};
 pub use event_log::{EventKind, ImpulseEvent};
-pub use body_set::Removal;
 pub use saved_state::{StateError, WorldState, WorldStateRef};
 pub use settings::{
     ContactPush, JammedIslands, Method, RestingContactMode, WorldConfig, DEVICE_MIN_POINTS,
@@ -483,8 +483,16 @@ impl World {
         (stats.max_penetration > 0.0).then(|| DeepestOverlap {
             depth: stats.max_penetration,
             time,
-            a: if a == u32::MAX { usize::MAX } else { a as usize },
-            b: if b == u32::MAX { usize::MAX } else { b as usize },
+            a: if a == u32::MAX {
+                usize::MAX
+            } else {
+                a as usize
+            },
+            b: if b == u32::MAX {
+                usize::MAX
+            } else {
+                b as usize
+            },
             names: stats
                 .deepest_names
                 .clone()
