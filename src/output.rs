@@ -517,7 +517,7 @@ impl EventsWriter {
         world.take_events(&mut scratch);
         let map = |e| OutputError::new(&self.path, e);
         for e in scratch.iter() {
-            let (a, b) = (world.body_name(e.a as usize), world.body_name(e.b as usize));
+            let (a, b) = (world.event_body_name(e.a), world.event_body_name(e.b));
             let (p, n) = (e.point, e.normal);
             let values = [
                 p.x,

@@ -35,7 +35,7 @@
 //! tolerance: the world lands on the end it is given bit for bit (`batch` and `compare` used to
 //! stop 1e-12 s short of it).
 
-use crate::flow::{Sinks, Sources};
+use crate::flow::Flow;
 use crate::output::{EventsWriter, FramesWriter, OutputError};
 use crate::scene::{Scene, SceneError};
 use crate::world::{on_pool, SimError, World};
@@ -116,10 +116,6 @@ pub struct Simulation {
     end: f64,
     /// The scene's `[world] frame_period` (s).
     frame_period: f64,
-    /// The scene's `[[sources]]`, poured in at each frame's start (`None`: it has none).
-    sources: Option<Sources>,
-    /// The scene's `[[sinks]]`, drained at each frame's start (`None`: it has none).
-    sinks: Option<Sinks>,
 }
 
 impl Simulation {
@@ -129,15 +125,18 @@ impl Simulation {
     }
 
     /// A world already built from `scene` (with its frame stages installed, say), to be run to
-    /// the scene's `[world] duration` in frames of its `frame_period`, with its sources; an
+    /// the scene's `[world] duration` in frames of its `frame_period`, with its sources and
+    /// sinks installed ([`Flow`]; the bodies due at its present time poured in at once); an
     /// error names a source's body whose mass properties or collider cannot be made.
-    pub fn from_world(world: World, scene: &Scene) -> Result<Simulation, SceneError> {
+    pub fn from_world(mut world: World, scene: &Scene) -> Result<Simulation, SceneError> {
+        if let Some(mut flow) = Flow::new(scene)? {
+            crate::world::BodyFlow::after_step(&mut flow, &mut world);
+            world.set_body_flow(Box::new(flow));
+        }
         Ok(Simulation {
             world,
             end: scene.world.duration,
             frame_period: scene.world.config.frame_period,
-            sources: Sources::new(scene)?,
-            sinks: Sinks::new(scene),
         })
     }
 
@@ -229,14 +228,6 @@ impl Simulation {
     /// One frame towards `until` (later than the world's time), with the stall check at every
     /// call of the world.
     fn frame_towards(&mut self, until: f64) -> Result<(), RunError> {
-        // The bodies in a sink at the last frame's end leave, and the bodies due since the last
-        // frame's start enter, at this one's.
-        if let Some(sinks) = &mut self.sinks {
-            sinks.drain(&mut self.world);
-        }
-        if let Some(sources) = &mut self.sources {
-            sources.pour(&mut self.world);
-        }
         let target = self.frame_end(until);
         // The world ends its frame at `target` exactly; the loop only guards a world that
         // would stop short, so that the frame still ends where it should.

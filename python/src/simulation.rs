@@ -373,7 +373,7 @@ impl Simulation {
         let column = |f: &dyn Fn(&engine::world::ImpulseEvent) -> f64| {
             PyArray1::from_vec(py, taken.iter().map(f).collect())
         };
-        let name = |i: u32| world.body_name(i as usize).to_string();
+        let name = |i: u32| world.event_body_name(i).to_string();
         d.set_item("t", column(&|e| e.t))?;
         let kinds: Vec<&str> = taken.iter().map(|e| e.kind.as_str()).collect();
         d.set_item("kind", kinds)?;

@@ -1,7 +1,6 @@
-//! The sinks of a run: at each frame's start (the end of the last frame's last contact step,
-//! where every body is at one time), every dynamic body without joints whose centre of mass is
-//! inside a sink's region is taken out of the world, by the first such sink in the scene's
-//! order, and recorded ([`crate::world::Removal`]).
+//! The sinks of a run: at the end of every step (every body at one time), every dynamic body
+//! without joints whose centre of mass is inside a sink's region is taken out of the world, by
+//! the first such sink in the scene's order, and recorded ([`crate::world::Removal`]).
 
 use crate::scene::{Scene, SinkSpec};
 use crate::world::World;

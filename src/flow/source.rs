@@ -1,8 +1,8 @@
 //! The sources of a run: which bodies are due when, and where each is placed.
 //!
-//! Source `s` has its k-th body due at `start + k / rate` (k = 0, 1, … while before `stop`). The
-//! frame loop calls [`Sources::pour`] at every frame's start (time t): each body due at or before
-//! t is placed then, at a random point of the region and, unless the source gives one, a random
+//! Source `s` has its k-th body due at `start + k / rate` (k = 0, 1, … while before `stop`).
+//! [`Sources::pour`] runs at the end of every step (time t, see [`super::Flow`]): each body due
+//! at or before t is placed then, at a random point of the region and, unless the source gives one, a random
 //! orientation; a place where it would overlap a body (the broad phase's boxes, then the narrow
 //! phase) is drawn again, up to [`MAX_ATTEMPTS`] times, after which the body is counted as
 //! unplaced. The draws come from one ChaCha8 stream per source, seeded by its `seed`, in the

@@ -2,9 +2,11 @@
 //! `[[sinks]]`, see [`crate::flow`]): where a body may go without overlapping one already
 //! there, its insertion, and the removal of bodies with every store renumbered.
 //!
-//! Both happen only where every body is at the world time, between frames: the step the last
-//! frame prepared ([`World::prepare_next_step`]) is put back first and done again with the new
-//! set of bodies, as a frame that starts another step does.
+//! Both happen only where every body is at the world time: at the end of each step, through
+//! the world's [`BodyFlow`] (before the frame's end prepares the next step), or from outside
+//! between frames, where the step the last frame prepared ([`World::prepare_next_step`]) is put
+//! back first and done again with the new set of bodies, as a frame that starts another step
+//! does.
 //!
 //! An inserted body is appended: every store sized per body grows with the bodies when a stage
 //! next needs it. A removal renumbers the bodies left in their order (body i becomes the number
@@ -35,7 +37,27 @@ pub struct Removal {
     pub by: String,
 }
 
+/// What adds bodies to a running world and takes them out ([`crate::flow`]): called at the end
+/// of every step, every body at the world time.
+pub trait BodyFlow: Send {
+    /// Inserts and removes bodies at the world's time.
+    fn after_step(&mut self, world: &mut World);
+}
+
 impl World {
+    /// Installs what adds and removes bodies at each step's end.
+    pub fn set_body_flow(&mut self, flow: Box<dyn BodyFlow>) {
+        self.flow = Some(flow);
+    }
+
+    /// Runs the installed [`BodyFlow`], if any, at the world time.
+    pub(super) fn run_body_flow(&mut self) {
+        if let Some(mut flow) = self.flow.take() {
+            flow.after_step(self);
+            self.flow = Some(flow);
+        }
+    }
+
     /// Whether `body` (at the world time) would overlap any body of the world: its box against
     /// theirs, then the narrow phase where the boxes overlap. A pair whose geometry query fails
     /// counts as overlapping: the body is not put where it cannot be measured.
@@ -74,6 +96,20 @@ impl World {
     /// articulation is built once for its bodies).
     pub(crate) fn removable(&self, i: usize) -> bool {
         self.stores.bodies[i].is_dynamic() && self.stores.joints.articulation(i).is_none()
+    }
+
+    /// The name of body `i` of an impulse taken by [`World::take_events`]: a body of the world,
+    /// or one taken out of it since the impulse was recorded.
+    pub fn event_body_name(&self, i: u32) -> &str {
+        match self.stores.bodies.get(i as usize) {
+            Some(b) => &b.name,
+            None => self
+                .stores
+                .stats
+                .departed_taken
+                .get((u32::MAX - i) as usize)
+                .map_or("", String::as_str),
+        }
     }
 
     /// The bodies taken out since the last call, in the order they were, appended to `out`.
@@ -163,13 +199,26 @@ impl World {
         step.fast = fast;
         step.solver.renumber_bodies(new_of);
         s.contacts.cluster.solver.renumber_bodies(new_of);
-        s.stats.event_log.retain_mut(|e| match pair(e.a, e.b) {
-            Some((a, b)) => {
-                (e.a, e.b) = (a, b);
-                true
+        // Impulses not yet taken keep a removed body by its name (see `event_body_name`);
+        // indices past the bodies are such names already.
+        let departed = &mut s.stats.departed;
+        let removals = &s.stats.removals[s.stats.removals.len() - remove.len()..];
+        for e in &mut s.stats.event_log {
+            for i in [&mut e.a, &mut e.b] {
+                if (*i as usize) >= n {
+                    continue;
+                }
+                match new_of[*i as usize] {
+                    GONE => {
+                        // `remove` is ascending, and its removals were recorded in its order.
+                        let k = remove.partition_point(|&(j, _)| j < *i as usize);
+                        departed.push(removals[k].body.clone());
+                        *i = u32::MAX - (departed.len() as u32 - 1);
+                    }
+                    k => *i = k,
+                }
             }
-            None => false,
-        });
+        }
         // Rebuilt for the next step's boxes.
         s.pairs.grid = Default::default();
         s.pairs.boxes.clear();

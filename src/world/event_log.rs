@@ -76,5 +76,7 @@ impl World {
             .event_log
             .sort_by(|x, y| x.t.total_cmp(&y.t).then((x.a, x.b).cmp(&(y.a, y.b))));
         out.append(&mut self.stores.stats.event_log);
+        let stats = &mut self.stores.stats;
+        stats.departed_taken = std::mem::take(&mut stats.departed);
     }
 }

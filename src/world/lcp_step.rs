@@ -57,6 +57,7 @@ impl World {
             };
             self.stores.lcp_positions(end)?;
         }
+        self.run_body_flow();
         self.stores.stats.counts.frames += 1;
         Ok(())
     }

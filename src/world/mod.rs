@@ -58,7 +58,7 @@ mod swept_boxes;
 mod tests;
 
 pub use crate::body::BodyState;
-pub use body_set::Removal;
+pub use body_set::{BodyFlow, Removal};
 pub use counts::{Counts, DeepestOverlap, SimError, StageTimes};
 pub use event_log::{EventKind, ImpulseEvent};
 pub use saved_state::{StateError, WorldState, WorldStateRef};
@@ -98,6 +98,8 @@ pub struct World {
     stage_scratch: StageScratch,
     /// Buffers and the island stores of the parallel event loop.
     islands: islands::IslandScratch,
+    /// What adds and removes bodies at each step's end (`[[sources]]`, `[[sinks]]`).
+    flow: Option<Box<dyn body_set::BodyFlow>>,
 }
 
 /// Reusable buffers of the event loop and the contact step (no allocation once grown). Each
@@ -224,6 +226,7 @@ impl World {
             let s0 = self.stores.clock.time;
             let s1 = Self::step_end(t0, t1, steps, k);
             self.step(s0, s1)?;
+            self.run_body_flow();
         }
         self.stores.sleep_resting_bodies(t1);
         self.stores.stats.counts.frames += 1;

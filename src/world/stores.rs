@@ -243,6 +243,12 @@ pub(super) struct RunStats {
     /// a checkpoint: a run that removes bodies is not checkpointed.
     #[serde(skip)]
     pub(super) removals: Vec<super::body_set::Removal>,
+    /// Names of removed bodies that impulses of `event_log` name (index `u32::MAX - k` for
+    /// entry k), and those of the impulses last taken ([`super::World::event_body_name`]).
+    #[serde(skip)]
+    pub(super) departed: Vec<String>,
+    #[serde(skip)]
+    pub(super) departed_taken: Vec<String>,
     /// Impulses recorded since the last `World::take_events` (when `settings.record_events`).
     pub(super) event_log: Vec<ImpulseEvent>,
     pub(super) stage_times: StageTimes,
