@@ -42,6 +42,19 @@ pub fn check(path: &Path, verbose: bool) -> Result<(), Failure> {
     for source in &scene.sources {
         println!("{}", source_line(source));
     }
+    for sink in &scene.sinks {
+        let r = &sink.region;
+        let (lo, hi) = r.bounds();
+        println!(
+            "  sink {} ({}): region centre {} m, half extents {} m (spans {} to {} m)",
+            sink.name,
+            sink.origin,
+            vec3(r.center),
+            vec3(r.half_extents),
+            vec3(lo),
+            vec3(hi)
+        );
+    }
     if !scene.material_pairs.is_empty() {
         let pairs: Vec<String> = scene
             .material_pairs
