@@ -559,3 +559,144 @@ fn bad_sinks_are_refused_at_their_keys() {
     println!("{m}");
     assert!(m.contains("unknown key \"rate\""), "{m}");
 }
+
+/// Probes: a flow probe across the stream below a ramp counts every body that crossed it
+/// (those taken out by the sink below, and those between it and the sink at the end), with
+/// their masses, and a probe facing the other way counts them negative; a region probe around
+/// a block of cubes falling freely reads their number, solid fraction, mean velocity −g t and
+/// kinetic energy ½ N m (g t)² at every frame.
+#[test]
+fn probes_count_the_flow_and_read_a_region() {
+    let dir = temp_dir("flow_probes");
+    let scene = dir.join("probes.toml");
+    std::fs::write(
+        &scene,
+        "[world]\nduration = 3.0\nframe_period = 0.05\n\n[[bodies]]\nname = \"ramp\"\nmotion = \"fixed\"\n\
+         shape = { type = \"box\", half_extents = [1.0, 0.5, 0.05] }\n\
+         orientation = [0.9659258262890683, 0.0, 0.25881904510252074, 0.0]\n\n\
+         [[lattices]]\nname = \"block\"\nshape = { type = \"box\", half_extents = [0.1, 0.1, 0.1] }\n\
+         density = 500\ncount = [2, 2, 2]\nspacing = [0.3, 0.3, 0.3]\ncenter = [20.0, 0.0, 0.0]\n\n\
+         [[sources]]\nname = \"feed\"\n\
+         region = { center = [-0.5, 0.0, 1.0], half_extents = [0.2, 0.3, 0.1] }\nrate = 30\n\
+         body = { shape = { type = \"box\", half_extents = [0.04, 0.04, 0.04] }, density = 1000 }\n\n\
+         [[sinks]]\nname = \"drain\"\n\
+         region = { center = [0.0, 0.0, -3.0], half_extents = [5.0, 5.0, 1.0] }\n\n\
+         [[probes]]\nname = \"down\"\nkind = \"flow\"\ncenter = [0.0, 0.0, -0.5]\n\
+         half_extents = [4.0, 4.0]\nnormal = [0.0, 0.0, -1.0]\n\n\
+         [[probes]]\nname = \"up\"\nkind = \"flow\"\ncenter = [0.0, 0.0, -0.5]\n\
+         half_extents = [4.0, 4.0]\nnormal = [0.0, 0.0, 2.0]\n\n\
+         [[probes]]\nname = \"block\"\nkind = \"region\"\n\
+         region = { center = [20.0, 0.0, -100.0], half_extents = [1.0, 1.0, 200.0] }\n",
+    )
+    .unwrap();
+    let out = dir.join("run");
+    let o = tumble(&[
+        "run",
+        scene.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let probes = std::fs::read_to_string(out.join("probes.csv")).unwrap();
+    let mut lines = probes.lines();
+    assert_eq!(lines.next(), Some("t,probe,quantity,value"));
+    let rows: Vec<(f64, String, String, f64)> = lines
+        .map(|l| {
+            let c: Vec<&str> = l.split(',').collect();
+            (
+                c[0].parse().unwrap(),
+                c[1].into(),
+                c[2].into(),
+                c[3].parse().unwrap(),
+            )
+        })
+        .collect();
+    let total = |probe: &str, q: &str| -> f64 {
+        rows.iter()
+            .filter(|r| r.1 == probe && r.2 == q)
+            .map(|r| r.3)
+            .sum()
+    };
+    let removed = std::fs::read_to_string(out.join("removed.csv"))
+        .unwrap()
+        .lines()
+        .count()
+        - 1;
+    let frames = std::fs::read_to_string(out.join("frames.csv")).unwrap();
+    let last = frames
+        .lines()
+        .last()
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .to_string();
+    let between = frames
+        .lines()
+        .skip(1)
+        .filter(|l| {
+            let c: Vec<&str> = l.split(',').collect();
+            let z: f64 = c[4].parse().unwrap();
+            c[0] == last && c[1].starts_with("feed_") && z < -0.5
+        })
+        .count();
+    let (down, mass) = (total("down", "bodies"), total("down", "mass"));
+    println!("crossed {down} ({mass} kg), removed {removed}, below the plane at the end {between}");
+    assert!(removed > 20);
+    assert_eq!(down, (removed + between) as f64);
+    assert!((mass - down * 0.512).abs() < 1e-9 * down, "{mass}");
+    assert_eq!(total("up", "bodies"), -down);
+    // The block falls freely from rest: at every frame t, 8 cubes of 4 kg at −g t.
+    let g = 9.81;
+    let mut frames_seen = 0;
+    for (t, _, q, v) in rows.iter().filter(|r| r.1 == "block") {
+        let expected = match q.as_str() {
+            "bodies" => 8.0,
+            "solid_fraction" => 8.0 * 0.008 / (2.0 * 2.0 * 400.0),
+            "vx" | "vy" => 0.0,
+            "vz" => -g * t,
+            "kinetic_energy" => 0.5 * 32.0 * (g * t) * (g * t),
+            other => panic!("unexpected quantity {other}"),
+        };
+        assert!(
+            (v - expected).abs() <= 1e-9 * (1.0 + expected.abs()),
+            "t = {t}: {q} = {v}, expected {expected}"
+        );
+        frames_seen += 1;
+    }
+    assert_eq!(frames_seen, 60 * 6);
+}
+
+/// Bad probes are refused at their keys; a load probe is refused as not available yet.
+#[test]
+fn bad_probes_are_refused_at_their_keys() {
+    let cases: Vec<(&str, &[&str])> = vec![
+        (
+            "[[probes]]\nname = \"p\"\nkind = \"flow\"\ncenter = [0, 0, 0]\nhalf_extents = [1, 0]\nnormal = [0, 0, 1]\n",
+            &["scenes/bad.toml:15:16:", "half_extents", "empty"],
+        ),
+        (
+            "[[probes]]\nname = \"p\"\nkind = \"flow\"\ncenter = [0, 0, 0]\nhalf_extents = [1, 1]\nnormal = [0, 0, 0]\n",
+            &["scenes/bad.toml:16:10:", "normal must not be zero"],
+        ),
+        (
+            "[[probes]]\nname = \"p\"\nkind = \"wind\"\n",
+            &["scenes/bad.toml:13:8:", "kind must be \"flow\", \"region\" or \"load\""],
+        ),
+        (
+            "[[probes]]\nname = \"p\"\nkind = \"load\"\nbody = \"floor\"\n",
+            &["scenes/bad.toml:13:8:", "\"load\"", "not available yet"],
+        ),
+        (
+            "[[probes]]\nname = \"p\"\nkind = \"region\"\nregion = { center = [0, 0, 0], half_extents = [1, 1, 1] }\n\n[[probes]]\nname = \"p\"\nkind = \"region\"\nregion = { center = [0, 0, 0], half_extents = [1, 1, 1] }\n",
+            &["scenes/bad.toml:17:8:", "duplicate probe name \"p\""],
+        ),
+    ];
+    for (probe, parts) in cases {
+        let m = error(&format!("{FLOOR}\n{probe}"));
+        println!("{m}");
+        for part in parts {
+            assert!(m.contains(part), "expected {part:?} in {m:?}");
+        }
+    }
+}

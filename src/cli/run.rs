@@ -76,6 +76,9 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     if scene.sinks.is_empty() {
         stale.push(out_dir.join("removed.csv"));
     }
+    if scene.probes.is_empty() {
+        stale.push(out_dir.join("probes.csv"));
+    }
     for path in stale {
         match std::fs::remove_file(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -123,10 +126,17 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             &out_dir.join("removed.csv"),
         )?),
     };
+    let probes = match scene.probes.is_empty() {
+        true => None,
+        false => Some(tumble::flow::ProbesWriter::create(
+            &out_dir.join("probes.csv"),
+        )?),
+    };
     let mut output = RunOutput {
         frames,
         events,
         removed,
+        probes,
         progress: progress_bar(&scene),
         meta,
         start,
@@ -148,10 +158,14 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         interrupted,
         mut checkpoints,
         removed,
+        probes,
         ..
     } = output;
     if let Some(removed) = removed {
         removed.finish()?;
+    }
+    if let Some(probes) = probes {
+        probes.finish()?;
     }
     if let (Some(c), None) = (checkpoints.as_mut(), &sim_error) {
         // At the end (or the interruption), before a thinned run's last frame: a resume that
@@ -268,6 +282,8 @@ struct RunOutput {
     events: Option<output::EventsWriter>,
     /// `removed.csv`, for a scene with sinks.
     removed: Option<tumble::flow::RemovedWriter>,
+    /// `probes.csv`, for a scene with probes.
+    probes: Option<tumble::flow::ProbesWriter>,
     progress: ProgressBar,
     meta: SummaryMeta,
     start: Instant,
@@ -285,6 +301,9 @@ impl FrameSink for RunOutput {
         }
         if let Some(removed) = self.removed.as_mut() {
             removed.write(world)?;
+        }
+        if let Some(probes) = self.probes.as_mut() {
+            probes.write(world)?;
         }
         self.progress.inc(1);
         if self.last_summary.elapsed().as_secs_f64() >= SUMMARY_PERIOD {

@@ -8,40 +8,86 @@
 //! whose centres are in them, then the sources insert every body due since; so `tumble run`,
 //! `tumble bench`, batches and Python see the same bodies come and go.
 
+mod probe;
+mod probes_csv;
 mod removed_csv;
 mod sink;
 mod source;
 
 pub use crate::scene::Region;
+pub use probe::Probes;
+pub use probes_csv::ProbesWriter;
 pub use removed_csv::RemovedWriter;
 pub use sink::Sinks;
 pub use source::{Sources, MAX_ATTEMPTS};
 
-use crate::scene::{Scene, SceneError};
-use crate::world::{BodyFlow, World};
+use crate::mass_properties::mass_properties;
+use crate::scene::{Motion, Scene, SceneError};
+use crate::world::{BodyFlow, ProbeRow, World};
+use rustc_hash::FxHashMap;
 
-/// A scene's sources and sinks, run at the end of every step.
+/// A scene's sources, sinks and probes, run at the end of every step.
 pub struct Flow {
     sinks: Option<Sinks>,
     sources: Option<Sources>,
+    probes: Option<Probes>,
 }
 
 impl Flow {
-    /// The sources and sinks of `scene`; `None` for a scene with neither.
+    /// The sources, sinks and probes of `scene`; `None` for a scene with none of them.
     pub fn new(scene: &Scene) -> Result<Option<Flow>, SceneError> {
         let (sinks, sources) = (Sinks::new(scene), Sources::new(scene)?);
-        Ok((sinks.is_some() || sources.is_some()).then_some(Flow { sinks, sources }))
+        // The region probes' solid fraction: each dynamic body's volume (its shape's mass at
+        // unit density), those poured in added as they come.
+        let volumes: FxHashMap<String, f64> = match scene.probes.is_empty() {
+            true => FxHashMap::default(),
+            false => scene
+                .bodies
+                .iter()
+                .filter(|b| b.motion == Motion::Dynamic)
+                .filter_map(|b| {
+                    let unit = crate::geometry_guard::guarded(|| mass_properties(&b.shape, 1.0));
+                    Some((b.name.clone(), unit.ok()?.ok()?.mass))
+                })
+                .collect(),
+        };
+        let probes = Probes::new(&scene.probes, volumes);
+        let any = sinks.is_some() || sources.is_some() || probes.is_some();
+        Ok(any.then_some(Flow {
+            sinks,
+            sources,
+            probes,
+        }))
     }
 }
 
 impl BodyFlow for Flow {
     fn after_step(&mut self, world: &mut World) {
-        // Out first: a body poured in may take a place a removed one left.
+        // The probes see every body that flew this step, before the sinks take any out.
+        if let Some(probes) = &mut self.probes {
+            probes.observe(world, true);
+        }
+        // Out before in: a body poured in may take a place a removed one left.
         if let Some(sinks) = &mut self.sinks {
             sinks.drain(world);
         }
         if let Some(sources) = &mut self.sources {
-            sources.pour(world);
+            let probes = &mut self.probes;
+            sources.pour(world, |name, volume| {
+                if let Some(p) = probes.as_mut() {
+                    p.note_volume(name, volume);
+                }
+            });
+            // The bodies just poured in are followed from where they entered.
+            if let Some(probes) = &mut self.probes {
+                probes.observe(world, false);
+            }
+        }
+    }
+
+    fn frame_rows(&mut self, world: &World, out: &mut Vec<ProbeRow>) {
+        if let Some(probes) = &mut self.probes {
+            probes.frame_rows(world, out);
         }
     }
 }

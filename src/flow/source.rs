@@ -45,6 +45,8 @@ fn point_in(region: &Region, rng: &mut ChaCha8Rng) -> DVec3 {
 /// One kind of body of a source, built once: its body at the origin, and how to place it.
 struct Kind {
     weight: f64,
+    /// Its shape's volume (m³).
+    volume: f64,
     body: Body,
     orientation: Option<DQuat>,
     velocity: DVec3,
@@ -88,8 +90,15 @@ impl Sources {
                 body.orientation = DQuat::IDENTITY;
                 body.velocity = DVec3::ZERO;
                 body.angular_velocity = DVec3::ZERO;
+                let volume = crate::geometry_guard::guarded(|| {
+                    crate::mass_properties::mass_properties(&body.shape, 1.0)
+                })
+                .ok()
+                .and_then(Result::ok)
+                .map_or(0.0, |unit| unit.mass);
                 kinds.push(Kind {
                     weight: kind.weight,
+                    volume,
                     body: crate::scene::body_from_spec(&body, &materials)?,
                     orientation: kind.orientation,
                     velocity: kind.spec.velocity,
@@ -108,14 +117,16 @@ impl Sources {
     }
 
     /// Inserts into `world` every body due at or before its time, source by source in the
-    /// scene's order, each source's bodies in the order they fell due.
-    pub fn pour(&mut self, world: &mut World) {
+    /// scene's order, each source's bodies in the order they fell due; `poured` is told each
+    /// body's name and volume.
+    pub fn pour(&mut self, world: &mut World, mut poured: impl FnMut(&str, f64)) {
         let t = world.time();
         for source in &mut self.sources {
             while source.next < source.spec.planned() && source.spec.due(source.next) <= t {
                 source.next += 1;
                 match source.place(world, t) {
-                    Some(body) => {
+                    Some((body, volume)) => {
+                        poured(&body.name, volume);
                         world.insert_body(body);
                         source.placed += 1;
                     }
@@ -129,7 +140,7 @@ impl Sources {
 impl Source {
     /// The next body drawn for a free place at time `t`, named; `None` if none was found in
     /// [`MAX_ATTEMPTS`] draws.
-    fn place(&mut self, world: &World, t: f64) -> Option<Body> {
+    fn place(&mut self, world: &World, t: f64) -> Option<(Body, f64)> {
         let kind = self.pick();
         let kind = &self.kinds[kind];
         for _ in 0..MAX_ATTEMPTS {
@@ -147,7 +158,7 @@ impl Source {
             if !world.overlaps_any(&body) {
                 let mut body = body;
                 body.name = format!("{}_{}", self.spec.name, self.placed);
-                return Some(body);
+                return Some((body, kind.volume));
             }
         }
         None

@@ -14,6 +14,7 @@
 //! - `flow`: the `[[sources]]` that pour bodies in over the run and the `[[sinks]]` that take
 //!   them out;
 //! - `region`: the boxes they name;
+//! - `probes`: the `[[probes]]` that measure a run at each frame;
 //! - `batch`: the `[batch]` table of `tumble batch`;
 //! - `build_world`: a [`World`](crate::world::World) built from a scene (`World::new`);
 //! - `shape`: `shape = { type = … }` tables;
@@ -33,6 +34,7 @@ pub mod limits;
 mod mesh;
 mod parse;
 mod path;
+mod probes;
 mod region;
 mod shape;
 pub mod shorten;
@@ -53,6 +55,7 @@ pub(crate) use build_world::{body_from_spec, body_placed};
 pub use flow::{SinkSpec, SourceBody, SourceSpec, MAX_REGION_EXTENT};
 pub use joints::{JointEnd, JointSpec};
 pub use lattice::random_rotation;
+pub use probes::{ProbeKind, ProbeSpec};
 pub use region::Region;
 
 use crate::material::{Material, MaterialError, MaterialPair, MaterialTable};
@@ -168,6 +171,8 @@ pub struct Scene {
     pub sources: Vec<SourceSpec>,
     /// `[[sinks]]`: regions that take bodies out, in file order.
     pub sinks: Vec<SinkSpec>,
+    /// `[[probes]]`: what the run measures at each frame, in file order.
+    pub probes: Vec<ProbeSpec>,
     /// The files it read besides itself (meshes): each `file` value as written, and the path
     /// it was read from. A run directory keeps copies of them ([`crate::run_dir`]).
     pub files: Vec<(String, PathBuf)>,

@@ -16,10 +16,11 @@ use super::bodies::{parse_body, BodyCtx};
 use super::flow::{parse_sink, parse_source};
 use super::joints::parse_joints;
 use super::lattice::{declared_count, parse_lattice};
+use super::probes::parse_probe;
 use super::table::{Span, Src, Tab};
 use super::{
-    BodySpec, ContactPush, JammedIslands, Method, RestingContactMode, Scene, SceneError, SinkSpec,
-    SourceSpec, WorldSettings,
+    BodySpec, ContactPush, JammedIslands, Method, ProbeSpec, RestingContactMode, Scene, SceneError,
+    SinkSpec, SourceSpec, WorldSettings,
 };
 use crate::material::{Material, MaterialPair};
 use std::collections::BTreeMap;
@@ -75,6 +76,7 @@ pub(super) fn scene(
         "joints",
         "sources",
         "sinks",
+        "probes",
     ])?;
 
     let world = parse_world(&root)?;
@@ -135,6 +137,7 @@ pub(super) fn scene(
         &defined_at,
     )?;
     let sinks = parse_sinks(&root, &src.file)?;
+    let probes = parse_probes(&root, &src.file)?;
     let poured = sources
         .iter()
         .fold(0u64, |n, s| n.saturating_add(s.planned()));
@@ -175,6 +178,7 @@ pub(super) fn scene(
         batch,
         sources,
         sinks,
+        probes,
         files: src.read.take(),
     })
 }
@@ -486,4 +490,26 @@ fn parse_sinks(root: &Tab, file: &str) -> Result<Vec<SinkSpec>, SceneError> {
         sinks.push(sink);
     }
     Ok(sinks)
+}
+
+/// The `[[probes]]` entries, their names unique.
+fn parse_probes(root: &Tab, file: &str) -> Result<Vec<ProbeSpec>, SceneError> {
+    let Some((items, _)) = root.array_of_tables("probes")? else {
+        return Ok(Vec::new());
+    };
+    let mut probes: Vec<ProbeSpec> = Vec::with_capacity(items.len());
+    for (index, item) in items.iter().enumerate() {
+        let (probe, name_span) = parse_probe(root, file, index, item)?;
+        if let Some(first) = probes.iter().find(|p| p.name == probe.name) {
+            return Err(root.src.error(
+                &name_span,
+                &format!(
+                    "probes[{index}] \"{}\": duplicate probe name \"{}\" (first defined at {})",
+                    probe.name, probe.name, first.origin
+                ),
+            ));
+        }
+        probes.push(probe);
+    }
+    Ok(probes)
 }

@@ -37,17 +37,54 @@ pub struct Removal {
     pub by: String,
 }
 
-/// What adds bodies to a running world and takes them out ([`crate::flow`]): called at the end
-/// of every step, every body at the world time.
+/// One value a probe measured over a frame (a row of `probes.csv`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProbeRow {
+    /// The frame's end (s).
+    pub t: f64,
+    /// The probe's name.
+    pub probe: String,
+    /// What it is (`bodies`, `mass`, `solid_fraction`, …).
+    pub quantity: &'static str,
+    /// Its value.
+    pub value: f64,
+}
+
+/// What adds bodies to a running world and takes them out, and measures them ([`crate::flow`]):
+/// called at the end of every step, every body at the world time.
 pub trait BodyFlow: Send {
     /// Inserts and removes bodies at the world's time.
     fn after_step(&mut self, world: &mut World);
+
+    /// The probes' values over the frame that ended at the world's time, appended to `out`.
+    fn frame_rows(&mut self, _world: &World, _out: &mut Vec<ProbeRow>) {}
 }
 
 impl World {
     /// Installs what adds and removes bodies at each step's end.
     pub fn set_body_flow(&mut self, flow: Box<dyn BodyFlow>) {
         self.flow = Some(flow);
+    }
+
+    /// The probes' values over the frame that just ended, appended to `out` (none without an
+    /// installed [`BodyFlow`]).
+    pub fn take_probe_rows(&mut self, out: &mut Vec<ProbeRow>) {
+        if let Some(mut flow) = self.flow.take() {
+            flow.frame_rows(self, out);
+            self.flow = Some(flow);
+        }
+    }
+
+    /// Body `i`'s centre-of-mass velocity and angular velocity as frames report them (see
+    /// [`World::body_state`]).
+    pub fn body_reported_motion(&self, i: usize) -> (DVec3, DVec3) {
+        self.stores.bodies[i].reported_motion(self.before_prepared(i))
+    }
+
+    /// Body `i`'s kinetic energy with [`Self::body_reported_motion`] (J; 0 unless an awake
+    /// dynamic body).
+    pub fn body_kinetic_energy(&self, i: usize) -> f64 {
+        self.stores.bodies[i].reported_kinetic_energy(self.before_prepared(i))
     }
 
     /// Runs the installed [`BodyFlow`], if any, at the world time.

@@ -40,6 +40,7 @@ pub fn scene(gravity: DVec3, restitution: f64, friction: f64, bodies: Vec<BodySp
         batch: None,
         sources: Vec::new(),
         sinks: Vec::new(),
+        probes: Vec::new(),
         files: Vec::new(),
     }
 }
