@@ -8,7 +8,7 @@ use crate::replay::{replay, Advance, SavedState};
 use crate::scene::Scene;
 use engine::output::{FramesWriter, Summary};
 use engine::simulation::{FrameSink, RunEnd, RunError, Simulation as Engine, SinkError};
-use engine::world::World;
+use engine::world::{ProbeRow, World};
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -27,6 +27,17 @@ impl FrameSink for Deadline {
             true => ControlFlow::Break(()),
             false => ControlFlow::Continue(()),
         })
+    }
+}
+
+/// Takes the probes' values at every frame's end (see [`Simulation::probes`]).
+#[derive(Default)]
+struct ProbeLog(Vec<ProbeRow>);
+
+impl FrameSink for ProbeLog {
+    fn frame(&mut self, world: &mut World) -> Result<ControlFlow<()>, SinkError> {
+        world.take_probe_rows(&mut self.0);
+        Ok(ControlFlow::Continue(()))
     }
 }
 
@@ -54,6 +65,8 @@ pub struct Simulation {
     recording: bool,
     /// Every call that advanced it, in order: what `save_state` keeps and `load_state` replays.
     log: Vec<Advance>,
+    /// The probes' values at every frame so far ([`Simulation::probes`]).
+    probe_rows: Vec<ProbeRow>,
 }
 
 impl Simulation {
@@ -89,14 +102,17 @@ impl Simulation {
         progress: &mut Progress<'_>,
     ) -> PyResult<Result<(), RunError>> {
         loop {
-            let result = self.stepping(py, |s| {
+            let (result, rows) = self.stepping(py, |s| {
                 let mut deadline = Deadline(Instant::now() + STRETCH);
-                let mut sinks: Vec<&mut dyn FrameSink> = vec![&mut deadline];
+                let mut probes = ProbeLog::default();
+                let mut sinks: Vec<&mut dyn FrameSink> = vec![&mut deadline, &mut probes];
                 if let Some(f) = frames.as_deref_mut() {
                     sinks.push(f);
                 }
-                s.run(Some(until), &mut sinks)
+                let result = s.run(Some(until), &mut sinks);
+                (result, probes.0)
             });
+            self.probe_rows.extend(rows);
             let reached = self.engine().time();
             if let Some(Advance::Run { reached: r, .. }) = self.log.last_mut() {
                 *r = reached;
@@ -152,6 +168,7 @@ impl Simulation {
             error: None,
             recording: record_events,
             log: Vec::new(),
+            probe_rows: Vec::new(),
         })
     }
 
@@ -159,7 +176,16 @@ impl Simulation {
     /// once the end is reached, one whole frame past it.
     fn step_frame(&mut self, py: Python<'_>) -> PyResult<()> {
         self.log.push(Advance::Step);
-        match self.stepping(py, |s| s.step_frame()) {
+        let stepped = self.stepping(py, |s| {
+            let mut rows = Vec::new();
+            let stepped = s.step_frame();
+            if stepped.is_ok() {
+                s.world_mut().take_probe_rows(&mut rows);
+            }
+            (stepped, rows)
+        });
+        self.probe_rows.extend(stepped.1);
+        match stepped.0 {
             Ok(()) => Ok(()),
             Err(e) => Err(self.failed(e)),
         }
@@ -353,6 +379,31 @@ impl Simulation {
             engine.world_mut().take_events(&mut Vec::new());
         }
         Ok(())
+    }
+
+    /// The values of the scene's `[[probes]]` at every frame so far, as probes.csv's columns:
+    /// `t` and `value` (float64 arrays), `probe` and `quantity` (lists of str), one entry per
+    /// probe, quantity and frame.
+    fn probes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let rows = &self.probe_rows;
+        let d = PyDict::new(py);
+        d.set_item(
+            "t",
+            PyArray1::from_vec(py, rows.iter().map(|r| r.t).collect()),
+        )?;
+        d.set_item(
+            "probe",
+            rows.iter().map(|r| r.probe.as_str()).collect::<Vec<_>>(),
+        )?;
+        d.set_item(
+            "quantity",
+            rows.iter().map(|r| r.quantity).collect::<Vec<_>>(),
+        )?;
+        d.set_item(
+            "value",
+            PyArray1::from_vec(py, rows.iter().map(|r| r.value).collect()),
+        )?;
+        Ok(d)
     }
 
     /// The impulses recorded since the last call (the simulation made with `record_events=True`),
