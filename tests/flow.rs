@@ -700,3 +700,47 @@ fn bad_probes_are_refused_at_their_keys() {
         }
     }
 }
+
+/// The bundled steady flow (`scenes/flow/steady-funnel.toml`, 6 s of its 60): from 2 s on the
+/// outlet passes what the source pours, 200 cubes a second within 10 % in every second, and from
+/// 3 s the number of cubes in the world stays within 10 % of its mean.
+#[test]
+fn the_steady_funnel_runs_steady() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/flow/steady-funnel.toml");
+    let scene = tumble::scene::load(&path).unwrap();
+    let mut sim = Simulation::new(&scene).unwrap();
+    let mut watch = Watch::default();
+    let mut rows = Vec::new();
+    struct Rows<'a>(&'a mut Vec<tumble::world::ProbeRow>);
+    impl FrameSink for Rows<'_> {
+        fn frame(&mut self, world: &mut World) -> Result<ControlFlow<()>, SinkError> {
+            world.take_probe_rows(self.0);
+            Ok(ControlFlow::Continue(()))
+        }
+    }
+    sim.run(Some(6.0), &mut [&mut watch, &mut Rows(&mut rows)])
+        .unwrap();
+    let mut per_second = [0.0; 6];
+    for r in rows
+        .iter()
+        .filter(|r| r.probe == "outlet" && r.quantity == "bodies")
+    {
+        per_second[((r.t - 1e-9).floor() as usize).min(5)] += r.value;
+    }
+    println!("cubes through the outlet per second: {per_second:?}");
+    for (s, n) in per_second.iter().enumerate().skip(2) {
+        assert!((n - 200.0).abs() <= 20.0, "second {s}: {n}");
+    }
+    let alive: Vec<usize> = watch
+        .frames
+        .iter()
+        .filter(|f| f.0 >= 3.0)
+        .map(|f| f.1.len())
+        .collect();
+    let mean = alive.iter().sum::<usize>() as f64 / alive.len() as f64;
+    let (lo, hi) = (alive.iter().min().unwrap(), alive.iter().max().unwrap());
+    println!("bodies from 3 s: {lo} to {hi}, mean {mean:.0}");
+    assert!(*lo as f64 > 0.9 * mean && (*hi as f64) < 1.1 * mean);
+    assert!(sim.world().max_penetration() <= 2e-6);
+    assert_eq!(sim.world().counts().unplaced, 0);
+}
