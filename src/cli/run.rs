@@ -73,12 +73,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     if !args.events {
         stale.push(events_path.clone());
     }
-    if scene.sinks.is_empty() {
-        stale.push(out_dir.join("removed.csv"));
-    }
-    if scene.probes.is_empty() {
-        stale.push(out_dir.join("probes.csv"));
-    }
+    stale.extend(tumble::flow::FlowTables::not_written(&out_dir, &scene));
     for path in stale {
         match std::fs::remove_file(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -120,23 +115,11 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
 
     let start = resume::started(&resumed);
     let frames = resume::frames_writer(&frames_path, selection, format, &resumed, sim.world())?;
-    let removed = match scene.sinks.is_empty() {
-        true => None,
-        false => Some(tumble::flow::RemovedWriter::create(
-            &out_dir.join("removed.csv"),
-        )?),
-    };
-    let probes = match scene.probes.is_empty() {
-        true => None,
-        false => Some(tumble::flow::ProbesWriter::create(
-            &out_dir.join("probes.csv"),
-        )?),
-    };
+    let flow = tumble::flow::FlowTables::create(&out_dir, &scene)?;
     let mut output = RunOutput {
         frames,
         events,
-        removed,
-        probes,
+        flow,
         progress: progress_bar(&scene),
         meta,
         start,
@@ -157,15 +140,11 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         meta,
         interrupted,
         mut checkpoints,
-        removed,
-        probes,
+        flow,
         ..
     } = output;
-    if let Some(removed) = removed {
-        removed.finish()?;
-    }
-    if let Some(probes) = probes {
-        probes.finish()?;
+    if let Some(flow) = flow {
+        flow.finish()?;
     }
     if let (Some(c), None) = (checkpoints.as_mut(), &sim_error) {
         // At the end (or the interruption), before a thinned run's last frame: a resume that
@@ -280,10 +259,9 @@ impl SummaryMeta {
 struct RunOutput {
     frames: FramesWriter,
     events: Option<output::EventsWriter>,
-    /// `removed.csv`, for a scene with sinks.
-    removed: Option<tumble::flow::RemovedWriter>,
-    /// `probes.csv`, for a scene with probes.
-    probes: Option<tumble::flow::ProbesWriter>,
+    /// `inserted.csv`, `removed.csv` and `probes.csv`, for a scene with sources, sinks or
+    /// probes.
+    flow: Option<tumble::flow::FlowTables>,
     progress: ProgressBar,
     meta: SummaryMeta,
     start: Instant,
@@ -299,11 +277,8 @@ impl FrameSink for RunOutput {
         if let Some(events) = self.events.as_mut() {
             events.write_events(world)?;
         }
-        if let Some(removed) = self.removed.as_mut() {
-            removed.write(world)?;
-        }
-        if let Some(probes) = self.probes.as_mut() {
-            probes.write(world)?;
+        if let Some(flow) = self.flow.as_mut() {
+            flow.write(world)?;
         }
         self.progress.inc(1);
         if self.last_summary.elapsed().as_secs_f64() >= SUMMARY_PERIOD {

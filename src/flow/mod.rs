@@ -9,17 +9,15 @@
 //! `tumble bench`, batches and Python see the same bodies come and go.
 
 mod probe;
-mod probes_csv;
-mod removed_csv;
 mod sink;
 mod source;
+mod tables;
 
 pub use crate::scene::Region;
 pub use probe::Probes;
-pub use probes_csv::ProbesWriter;
-pub use removed_csv::RemovedWriter;
 pub use sink::Sinks;
 pub use source::{Sources, MAX_ATTEMPTS};
+pub use tables::FlowTables;
 
 use crate::mass_properties::mass_properties;
 use crate::scene::{Motion, Scene, SceneError};

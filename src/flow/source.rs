@@ -125,9 +125,9 @@ impl Sources {
             while source.next < source.spec.planned() && source.spec.due(source.next) <= t {
                 source.next += 1;
                 match source.place(world, t) {
-                    Some((body, volume)) => {
+                    Some((body, kind, volume)) => {
                         poured(&body.name, volume);
-                        world.insert_body(body);
+                        world.insert_body(body, (&source.spec.name, kind as u32));
                         source.placed += 1;
                     }
                     None => world.note_unplaced(),
@@ -138,11 +138,11 @@ impl Sources {
 }
 
 impl Source {
-    /// The next body drawn for a free place at time `t`, named; `None` if none was found in
-    /// [`MAX_ATTEMPTS`] draws.
-    fn place(&mut self, world: &World, t: f64) -> Option<(Body, f64)> {
-        let kind = self.pick();
-        let kind = &self.kinds[kind];
+    /// The next body drawn for a free place at time `t`, named, with its kind and volume;
+    /// `None` if none was found in [`MAX_ATTEMPTS`] draws.
+    fn place(&mut self, world: &World, t: f64) -> Option<(Body, usize, f64)> {
+        let k = self.pick();
+        let kind = &self.kinds[k];
         for _ in 0..MAX_ATTEMPTS {
             let position = point_in(&self.spec.region, &mut self.rng);
             let orientation = match kind.orientation {
@@ -158,7 +158,7 @@ impl Source {
             if !world.overlaps_any(&body) {
                 let mut body = body;
                 body.name = format!("{}_{}", self.spec.name, self.placed);
-                return Some((body, kind.volume));
+                return Some((body, k, kind.volume));
             }
         }
         None

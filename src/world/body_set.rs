@@ -26,6 +26,20 @@ use rustc_hash::FxHashMap;
 /// A removed body's new index.
 const GONE: u32 = u32::MAX;
 
+/// A body added to the world: when, which, what added it (a source's name) and which of its
+/// kinds of body it is (0 for a source of one kind).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Insertion {
+    /// The world time it was inserted at (s).
+    pub t: f64,
+    /// Its name.
+    pub body: String,
+    /// What added it.
+    pub by: String,
+    /// Its kind among those of `by`.
+    pub kind: u32,
+}
+
 /// A body taken out of the world: when, which, and what took it (a sink's name).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Removal {
@@ -115,10 +129,18 @@ impl World {
         })
     }
 
-    /// Adds `body` to the world at the world time (its clock is set to it); returns its index.
-    pub(crate) fn insert_body(&mut self, mut body: Body) -> usize {
+    /// Adds `body` to the world at the world time (its clock is set to it), recorded as kind
+    /// `kind` of `by`; returns its index.
+    pub(crate) fn insert_body(&mut self, mut body: Body, (by, kind): (&str, u32)) -> usize {
         self.undo_prepared();
-        body.time = self.stores.clock.time;
+        let t = self.stores.clock.time;
+        body.time = t;
+        self.stores.stats.insertions.push(Insertion {
+            t,
+            body: body.name.clone(),
+            by: by.to_string(),
+            kind,
+        });
         self.stores.bodies.push(body);
         self.stores.stats.counts.inserted += 1;
         self.stores.bodies.len() - 1
@@ -147,6 +169,11 @@ impl World {
                 .get((u32::MAX - i) as usize)
                 .map_or("", String::as_str),
         }
+    }
+
+    /// The bodies added since the last call, in the order they were, appended to `out`.
+    pub fn take_insertions(&mut self, out: &mut Vec<Insertion>) {
+        out.append(&mut self.stores.stats.insertions);
     }
 
     /// The bodies taken out since the last call, in the order they were, appended to `out`.

@@ -58,7 +58,7 @@ mod swept_boxes;
 mod tests;
 
 pub use crate::body::BodyState;
-pub use body_set::{BodyFlow, ProbeRow, Removal};
+pub use body_set::{BodyFlow, Insertion, ProbeRow, Removal};
 pub use counts::{Counts, DeepestOverlap, SimError, StageTimes};
 pub use event_log::{EventKind, ImpulseEvent};
 pub use saved_state::{StateError, WorldState, WorldStateRef};

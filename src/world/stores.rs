@@ -243,6 +243,10 @@ pub(super) struct RunStats {
     /// a checkpoint: a run that removes bodies is not checkpointed.
     #[serde(skip)]
     pub(super) removals: Vec<super::body_set::Removal>,
+    /// Bodies added since [`super::World::take_insertions`] last took them (not in a checkpoint,
+    /// as `removals`).
+    #[serde(skip)]
+    pub(super) insertions: Vec<super::body_set::Insertion>,
     /// Names of removed bodies that impulses of `event_log` name (index `u32::MAX - k` for
     /// entry k), and those of the impulses last taken ([`super::World::event_body_name`]).
     #[serde(skip)]
