@@ -23,6 +23,9 @@ pub struct RecordedBody {
     pub shape: Shape,
     /// Its material's name.
     pub material: String,
+    /// When it entered the world (s; −∞ for a body of the scene) and when a sink took it out
+    /// (+∞ if none did): it is drawn at the times in between.
+    pub present: (f64, f64),
 }
 
 impl RecordedBody {
@@ -36,8 +39,14 @@ impl RecordedBody {
                 motion: b.motion,
                 shape: b.shape.clone(),
                 material: b.material.clone(),
+                present: (f64::NEG_INFINITY, f64::INFINITY),
             })
             .collect()
+    }
+
+    /// Whether it is in the world at time `t`.
+    pub fn present_at(&self, t: f64) -> bool {
+        self.present.0 <= t && t < self.present.1
     }
 }
 
@@ -108,10 +117,12 @@ impl RunRecord {
         RunRecord::read(dir, scene)
     }
 
-    /// The run of `scene` from `dir/frames.csv`.
+    /// The run of `scene` from `dir/frames.csv`, with the bodies its sources poured in
+    /// (`inserted.csv`) and its sinks took out (`removed.csv`).
     fn read(dir: &Path, scene: Scene) -> Result<RunRecord, RunRecordError> {
-        let bodies = RecordedBody::all_of(&scene);
-        let frames = read_frames(dir, &scene)?;
+        let mut bodies = RecordedBody::all_of(&scene);
+        read_flow(dir, &scene, &mut bodies)?;
+        let frames = read_frames(dir, &scene, &bodies)?;
         Ok(RunRecord {
             dir: dir.to_path_buf(),
             scene,
@@ -126,9 +137,121 @@ impl RunRecord {
     }
 }
 
+/// The rows of a flow's table `name` in `dir` (each split at its commas, with its line number),
+/// if the file exists; its header must be `header`.
+fn flow_rows(
+    dir: &Path,
+    name: &str,
+    header: &str,
+) -> Result<Vec<(usize, Vec<String>)>, RunRecordError> {
+    let path = dir.join(name);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(RunRecordError(format!("{}: {e}", path.display()))),
+    };
+    let mut lines = text.lines().enumerate();
+    if lines.next().map(|(_, h)| h) != Some(header) {
+        return Err(RunRecordError(format!(
+            "{}:1: the header is not {header}",
+            path.display()
+        )));
+    }
+    let width = header.split(',').count();
+    lines
+        .filter(|(_, l)| !l.is_empty())
+        .map(|(n, l)| {
+            let cells: Vec<String> = l.split(',').map(str::to_string).collect();
+            match cells.len() == width {
+                true => Ok((n + 1, cells)),
+                false => Err(RunRecordError(format!(
+                    "{}:{}: {} columns, {width} expected",
+                    path.display(),
+                    n + 1,
+                    cells.len()
+                ))),
+            }
+        })
+        .collect()
+}
+
+/// Adds the bodies the run's sources poured in (`inserted.csv`: each one's shape from its
+/// source's kind) and sets when each body the sinks took out went (`removed.csv`).
+fn read_flow(
+    dir: &Path,
+    scene: &Scene,
+    bodies: &mut Vec<RecordedBody>,
+) -> Result<(), RunRecordError> {
+    let bad = |file: &str, n: usize, m: String| {
+        RunRecordError(format!("{}:{n}: {m}", dir.join(file).display()))
+    };
+    for (n, c) in flow_rows(dir, "inserted.csv", "t,source,body,kind")? {
+        let t: f64 = c[0].parse().map_err(|_| {
+            bad(
+                "inserted.csv",
+                n,
+                format!("t: \"{}\" is not a number", c[0]),
+            )
+        })?;
+        let source = scene
+            .sources
+            .iter()
+            .find(|s| s.name == c[1])
+            .ok_or_else(|| {
+                bad(
+                    "inserted.csv",
+                    n,
+                    format!("source \"{}\" is not in the scene", c[1]),
+                )
+            })?;
+        let kind = c[3]
+            .parse::<usize>()
+            .ok()
+            .and_then(|k| source.bodies.get(k))
+            .ok_or_else(|| {
+                bad(
+                    "inserted.csv",
+                    n,
+                    format!("kind \"{}\" is not one of source \"{}\"'s", c[3], c[1]),
+                )
+            })?;
+        bodies.push(RecordedBody {
+            name: c[2].clone(),
+            motion: Motion::Dynamic,
+            shape: kind.spec.shape.clone(),
+            material: kind.spec.material.clone(),
+            present: (t, f64::INFINITY),
+        });
+    }
+    let index: std::collections::HashMap<String, usize> = bodies
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.name.clone(), i))
+        .collect();
+    for (n, c) in flow_rows(dir, "removed.csv", "t,sink,body")? {
+        let t: f64 = c[0]
+            .parse()
+            .map_err(|_| bad("removed.csv", n, format!("t: \"{}\" is not a number", c[0])))?;
+        let &i = index.get(&c[2]).ok_or_else(|| {
+            bad(
+                "removed.csv",
+                n,
+                format!("body \"{}\" is not in the run", c[2]),
+            )
+        })?;
+        bodies[i].present.1 = t;
+    }
+    Ok(())
+}
+
 /// Reads `frames.csv` (`t,body,x,y,z,qw,qx,qy,qz,…`, one row per listed body per frame, a
-/// frame's rows together) into frames with every scene body's pose.
-fn read_frames(dir: &Path, scene: &Scene) -> Result<Vec<RecordedFrame>, RunRecordError> {
+/// frame's rows together) into frames with every body's pose (a body poured in later starts at
+/// the pose of its first row).
+fn read_frames(
+    dir: &Path,
+    scene: &Scene,
+    bodies: &[RecordedBody],
+) -> Result<Vec<RecordedFrame>, RunRecordError> {
     // frames.csv, or the frames.parquet of a run with `--format parquet`.
     let (csv, parquet) = (dir.join("frames.csv"), dir.join("frames.parquet"));
     let (path, text) = if !csv.exists() && parquet.exists() {
@@ -141,17 +264,17 @@ fn read_frames(dir: &Path, scene: &Scene) -> Result<Vec<RecordedFrame>, RunRecor
         (csv, text)
     };
     let path = path.as_path();
-    let index: std::collections::HashMap<&str, usize> = scene
-        .bodies
+    let index: std::collections::HashMap<&str, usize> = bodies
         .iter()
         .enumerate()
         .map(|(i, b)| (b.name.as_str(), i))
         .collect();
-    let start: Vec<(DVec3, DQuat)> = scene
-        .bodies
-        .iter()
-        .map(|b| (b.position, b.orientation))
-        .collect();
+    let mut start: Vec<(DVec3, DQuat)> = vec![(DVec3::ZERO, DQuat::IDENTITY); bodies.len()];
+    for (i, b) in scene.bodies.iter().enumerate() {
+        start[i] = (b.position, b.orientation);
+    }
+    // The frame of each body's first row.
+    let mut first_seen: Vec<Option<usize>> = vec![None; bodies.len()];
     let mut lines = text.lines().enumerate();
     let header = lines.next().map(|(_, h)| h).unwrap_or("");
     let columns: Vec<&str> = header.split(',').collect();
@@ -218,9 +341,19 @@ fn read_frames(dir: &Path, scene: &Scene) -> Result<Vec<RecordedFrame>, RunRecor
         let q = DQuat::from_xyzw(num[6], num[7], num[8], num[5]);
         frames.last_mut().unwrap().poses[body] =
             (DVec3::new(num[2], num[3], num[4]), q.normalize());
+        first_seen[body].get_or_insert(frames.len() - 1);
     }
     if frames.is_empty() {
         return Err(RunRecordError(format!("{}: no frames", path.display())));
+    }
+    // A body poured in stands where it entered in the frames before it did.
+    for (i, first) in first_seen.iter().enumerate().skip(scene.bodies.len()) {
+        if let Some(k) = *first {
+            let pose = frames[k].poses[i];
+            for f in &mut frames[..k] {
+                f.poses[i] = pose;
+            }
+        }
     }
     Ok(frames)
 }

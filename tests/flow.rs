@@ -744,3 +744,104 @@ fn the_steady_funnel_runs_steady() {
     assert!(sim.world().max_penetration() <= 2e-6);
     assert_eq!(sim.world().counts().unplaced, 0);
 }
+
+/// A run directory with sources and sinks reads back with every body that came and went: each
+/// poured body with its source's shape and the time it entered (inserted.csv), each removed one
+/// with the time it left (removed.csv), standing where it entered in the frames before; the
+/// glTF export hides them outside that time (a step scale channel), and the viewer's data
+/// carries it.
+#[test]
+fn run_directories_show_bodies_coming_and_going() {
+    let dir = temp_dir("flow_record");
+    let scene = dir.join("pour.toml");
+    std::fs::write(
+        &scene,
+        format!(
+            "{FLOOR}
+[[sources]]
+name = \"feed\"
+region = {{ center = [0.0, 0.0, 1.0], half_extents = [0.3, 0.3, 0.2] }}
+rate = 20
+stop = 0.5
+bodies = [
+  {{ weight = 1, shape = {{ type = \"sphere\", radius = 0.05 }}, mass = 1 }},
+  {{ weight = 1, shape = {{ type = \"box\", half_extents = [0.05, 0.05, 0.05] }}, mass = 1 }},
+]
+
+[[sinks]]
+name = \"hole\"
+region = {{ center = [0.0, 0.0, 0.05], half_extents = [0.15, 0.15, 0.1] }}
+"
+        ),
+    )
+    .unwrap();
+    let out = dir.join("run");
+    let o = tumble(&[
+        "run",
+        scene.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let run = tumble::run_record::RunRecord::load(&out).unwrap();
+    assert_eq!(run.bodies.len(), 11);
+    let inserted = std::fs::read_to_string(out.join("inserted.csv")).unwrap();
+    let removed = std::fs::read_to_string(out.join("removed.csv")).unwrap();
+    println!("{removed}");
+    assert!(removed.lines().count() > 1, "the sink took nothing");
+    for line in inserted.lines().skip(1) {
+        let c: Vec<&str> = line.split(',').collect();
+        let i = run.index(c[2]).unwrap();
+        let body = &run.bodies[i];
+        assert_eq!(body.present.0, c[0].parse::<f64>().unwrap());
+        let sphere = matches!(body.shape, tumble::shape::Shape::Sphere { .. });
+        assert_eq!(sphere, c[3] == "0", "{line}");
+        let gone = removed
+            .lines()
+            .find(|l| l.ends_with(&format!(",hole,{}", c[2])))
+            .map(|l| l.split(',').next().unwrap().parse::<f64>().unwrap());
+        assert_eq!(body.present.1, gone.unwrap_or(f64::INFINITY));
+        // Before it entered, it stands where its first row puts it.
+        let k = run
+            .frames
+            .iter()
+            .position(|f| f.t >= body.present.0)
+            .unwrap();
+        for f in &run.frames[..k] {
+            assert!(!body.present_at(f.t));
+            assert_eq!(f.poses[i], run.frames[k].poses[i]);
+        }
+    }
+    let glb = dir.join("run.glb");
+    let o = tumble(&[
+        "export",
+        "--gltf",
+        glb.to_str().unwrap(),
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let gltf = gltf::Gltf::from_slice(&std::fs::read(&glb).unwrap()).unwrap();
+    let animation = gltf.animations().next().unwrap();
+    let scales = animation
+        .channels()
+        .filter(|c| c.target().property() == gltf::animation::Property::Scale)
+        .inspect(|c| {
+            assert_eq!(
+                c.sampler().interpolation(),
+                gltf::animation::Interpolation::Step
+            )
+        })
+        .count();
+    assert_eq!(scales, 10);
+    let html = dir.join("view.html");
+    let o = tumble(&[
+        "view",
+        out.to_str().unwrap(),
+        "--out",
+        html.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(std::fs::read_to_string(&html)
+        .unwrap()
+        .contains("\"present\":["));
+}

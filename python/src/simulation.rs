@@ -282,18 +282,34 @@ impl Simulation {
     /// (`position` (n, 3), `orientation` (n, 4; w, x, y, z), `velocity` (n, 3),
     /// `angular_velocity` (n, 3)); the arrays not given keep the present values. A row of a fixed
     /// or kinematic body must keep its present value. The bodies changed are woken, and the next
-    /// frame starts from the new states with every pair bounded again.
-    #[pyo3(signature = (position = None, orientation = None, velocity = None, angular_velocity = None))]
+    /// frame starts from the new states with every pair bounded again. `names`, if given (as
+    /// `state()` gives them, so that `set_state(**state)` works), must be the bodies' names now:
+    /// a state taken before bodies were poured in or taken out does not fit.
+    #[pyo3(signature = (position = None, orientation = None, velocity = None, angular_velocity = None, names = None))]
     fn set_state(
         &mut self,
         position: Option<Vec<[f64; 3]>>,
         orientation: Option<Vec<[f64; 4]>>,
         velocity: Option<Vec<[f64; 3]>>,
         angular_velocity: Option<Vec<[f64; 3]>>,
+        names: Option<Vec<String>>,
     ) -> PyResult<()> {
         let engine = self.sim.get_mut().unwrap_or_else(|e| e.into_inner());
         let world = engine.world_mut();
         let n = world.body_count();
+        if let Some(names) = &names {
+            let now: Vec<&str> = (0..n).map(|i| world.body_name(i)).collect();
+            if let Some(k) = (0..names.len().max(n))
+                .find(|&k| names.get(k).map(String::as_str) != now.get(k).copied())
+            {
+                return Err(PyValueError::new_err(format!(
+                    "names do not match the simulation's bodies (first difference at row {k}: \
+                     {:?} against {:?}): the state was taken with other bodies in the world",
+                    names.get(k),
+                    now.get(k)
+                )));
+            }
+        }
         for (what, len) in [
             ("position", position.as_ref().map(Vec::len)),
             ("orientation", orientation.as_ref().map(Vec::len)),

@@ -78,7 +78,8 @@ def test_state_arrays(scenes):
     n = len(sim.names)
     assert s["position"].shape == (n, 3) and s["orientation"].shape == (n, 4)
     assert s["velocity"].shape == (n, 3) and s["angular_velocity"].shape == (n, 3)
-    assert all(v.dtype == np.float64 for v in s.values())
+    assert s["names"] == sim.names
+    assert all(v.dtype == np.float64 for k, v in s.items() if k != "names")
     assert np.allclose(np.linalg.norm(s["orientation"], axis=1), 1.0)
 
 

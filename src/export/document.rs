@@ -277,7 +277,18 @@ fn animate(
         for (q, f) in continuous(frames.iter().map(|f| f.poses[i].1)).zip(frames) {
             bin.f32s(finite(rotation(q), run, i, f.t)?);
         }
-        outputs.push((i, translations, rotations));
+        // A body poured in or taken out: scale 1 while it is in the world, 0 otherwise, held
+        // from frame to frame (step interpolation), so that it appears and vanishes.
+        let body = &run.bodies[i];
+        let scales = (body.present.0.is_finite() || body.present.1.is_finite()).then(|| {
+            let at = bin.len() - start;
+            for f in frames {
+                let s = if body.present_at(f.t) { 1.0 } else { 0.0 };
+                bin.f32s([s, s, s]);
+            }
+            at
+        });
+        outputs.push((i, translations, rotations, scales));
     }
     let data = root.push(view(buffer, (start, bin.len() - start), Holds::Animation));
     let n = frames.len();
@@ -290,15 +301,24 @@ fn animate(
         name: Some(name),
         samplers: Vec::new(),
     };
-    for (i, translations, rotations) in outputs {
-        for (at, ty, path) in [
-            (
+    for (i, translations, rotations, scales) in outputs {
+        use json::animation::{Interpolation, Property};
+        let channels = [
+            Some((
                 translations,
                 Type::Vec3,
-                json::animation::Property::Translation,
-            ),
-            (rotations, Type::Vec4, json::animation::Property::Rotation),
-        ] {
+                Property::Translation,
+                Interpolation::Linear,
+            )),
+            Some((
+                rotations,
+                Type::Vec4,
+                Property::Rotation,
+                Interpolation::Linear,
+            )),
+            scales.map(|at| (at, Type::Vec3, Property::Scale, Interpolation::Step)),
+        ];
+        for (at, ty, path, interpolation) in channels.into_iter().flatten() {
             let output = root.push(accessor(data, at, n, ty, None));
             let sampler = Index::push(
                 &mut animation.samplers,
@@ -306,7 +326,7 @@ fn animate(
                     extensions: None,
                     extras: Default::default(),
                     input,
-                    interpolation: Valid(json::animation::Interpolation::Linear),
+                    interpolation: Valid(interpolation),
                     output,
                 },
             );

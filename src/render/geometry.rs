@@ -96,6 +96,9 @@ pub struct Picture {
     placements: Vec<(DVec3, DQuat)>,
     /// Each moving body and the middle of its mesh's box (body frame): the sight lines' ends.
     middles: Vec<(usize, DVec3)>,
+    /// When each body is in the world ([`crate::run_record::RecordedBody::present`]): a body
+    /// poured in or taken out is drawn only then.
+    present: Vec<(f64, f64)>,
     /// Instance colour per body, then the ground's, then the arrows'.
     colours: Vec<[f32; 4]>,
     /// Instance index of the ground; the arrows' is the next.
@@ -139,7 +142,7 @@ impl Picture {
         let mut xyz: [Vec<f64>; 3] = Default::default();
         let mut reach = 0.0f64;
         for f in frames {
-            for &i in &chosen {
+            for &i in chosen.iter().filter(|&&i| run.bodies[i].present_at(f.t)) {
                 let (p, _) = f.poses[i];
                 let r = extent(i);
                 if r.is_finite() && p.is_finite() {
@@ -188,6 +191,7 @@ impl Picture {
             rules: run.bodies.iter().map(cut_rule).collect(),
             placements: Vec::new(),
             middles,
+            present: run.bodies.iter().map(|b| b.present).collect(),
             colours: Vec::new(),
             ground: 0,
             focus,
@@ -279,6 +283,10 @@ impl Picture {
         let mut targets = Targets::new(self.focus.radius / 500.0);
         for f in frames {
             for &(i, middle) in &self.middles {
+                let (from, to) = self.present[i];
+                if f.t < from || f.t >= to {
+                    continue;
+                }
                 let (p, q) = f.poses[i];
                 targets.add(p + q * middle);
             }
@@ -320,13 +328,19 @@ impl Picture {
         self.colours.len()
     }
 
-    /// The instances of `frame`: each body at its pose, the ground in place.
+    /// The instances of `frame`: each body at its pose (a body not in the world then shrunk to
+    /// a point, so that nothing of it is drawn), the ground in place.
     pub fn instances(&self, frame: &RecordedFrame) -> Vec<Instance> {
         self.colours
             .iter()
             .enumerate()
             .map(|(i, &colour)| {
+                let absent = self
+                    .present
+                    .get(i)
+                    .is_some_and(|&(from, to)| frame.t < from || frame.t >= to);
                 let model = match frame.poses.get(i) {
+                    Some(_) if absent => Mat4::ZERO,
                     Some(&(p, q)) => Mat4::from_rotation_translation(q.as_quat(), p.as_vec3()),
                     None => Mat4::IDENTITY,
                 };

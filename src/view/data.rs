@@ -84,6 +84,10 @@ pub struct BodyData {
     /// Fixed bodies: orientation `[x, y, z, w]`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub orientation: Option<[f64; 4]>,
+    /// A body poured in or taken out during the run: from when to when it is in the world (s;
+    /// `null` for no end).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub present: Option<[Option<f64>; 2]>,
 }
 
 /// The box the automatic camera frames.
@@ -192,6 +196,11 @@ pub fn build(run: &RunRecord, every: usize) -> Built {
             slot: (!fixed).then_some(moving.len()),
             position: fixed.then_some(p.to_array()),
             orientation: fixed.then_some([q.x, q.y, q.z, q.w]),
+            present: {
+                let (from, to) = body.present;
+                let finite = |t: f64| t.is_finite().then_some(t);
+                (from.is_finite() || to.is_finite()).then_some([finite(from), finite(to)])
+            },
         });
         if !fixed {
             moving.push(i);

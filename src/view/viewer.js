@@ -158,11 +158,13 @@ const fixedMaterial = material(true, THREE.DoubleSide);
 // face there would shadow itself, darkening a floor's whole top with acne.
 fixedMaterial.shadowSide = THREE.BackSide;
 const placements = new Array(slots); // slot -> [instanced mesh, index]
+const windows = new Array(slots); // slot -> [appears, vanishes] (s), for bodies that come and go
 const movingMeshes = [];
 const matrix = new THREE.Matrix4();
 const position = new THREE.Vector3();
 const quaternion = new THREE.Quaternion();
 const one = new THREE.Vector3(1, 1, 1);
+const none = new THREE.Vector3(0, 0, 0);
 const colour = new THREE.Color();
 for (const g of groups.values()) {
   const mesh = new THREE.InstancedMesh(geometries[g.mesh], g.fixed ? fixedMaterial : movingMaterial,
@@ -179,6 +181,10 @@ for (const g of groups.values()) {
       mesh.setMatrixAt(i, matrix.compose(position, quaternion, one));
     } else {
       placements[body.slot] = [mesh, i];
+      // A body poured in or taken out is drawn only while it is in the world.
+      if (body.present) {
+        windows[body.slot] = [body.present[0] ?? -Infinity, body.present[1] ?? Infinity];
+      }
     }
   });
   if (!g.fixed) {
@@ -296,7 +302,9 @@ function pose(t) {
     THREE.Quaternion.slerpFlat(q, 0, poses, a + 3, poses, b + 3, f);
     quaternion.fromArray(q);
     const [mesh, i] = placements[s];
-    mesh.setMatrixAt(i, matrix.compose(position, quaternion, one));
+    const span = windows[s];
+    const shown = !span || (span[0] <= t && t < span[1]);
+    mesh.setMatrixAt(i, matrix.compose(position, quaternion, shown ? one : none));
   }
   for (const mesh of movingMeshes) mesh.instanceMatrix.needsUpdate = true;
 }
