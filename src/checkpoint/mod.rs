@@ -48,8 +48,9 @@ use std::time::Instant;
 /// The format version this build writes and reads; any change to the layout or to the state
 /// saved takes a new one. 2: each body's stall-guard counts. 3: the counts and stage times
 /// of the contact sweeps on a device. 4: without the broad phase's grid (each step's seeding
-/// resets it before any query).
-pub const FORMAT_VERSION: u32 = 4;
+/// resets it before any query). 5: the counts of bodies inserted, unplaced and removed, and the
+/// names of the deepest overlap's bodies once one is removed.
+pub const FORMAT_VERSION: u32 = 5;
 
 /// The checkpoint's name in a run's output folder.
 pub const FILE_NAME: &str = "checkpoint.bin";

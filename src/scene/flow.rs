@@ -62,6 +62,21 @@ impl SourceSpec {
     }
 }
 
+/// Entry `index` of `[[key]]`, which must have a `name`: its table (owned by its name), the name
+/// and the name's span.
+pub(super) fn named_entry<'s, 't, 'i>(
+    root: &Tab<'s, 't, 'i>,
+    key: &str,
+    index: usize,
+    item: &'t Spanned<DeValue<'i>>,
+) -> Result<(Tab<'s, 't, 'i>, String, Span), SceneError> {
+    let mut t = root.element_table(item, format!("{key}[{index}]"))?;
+    let (name, name_span) = read_name(&t)?;
+    let name = name.ok_or_else(|| t.missing("name"))?.to_string();
+    t.who = format!("{key}[{index}] \"{name}\"");
+    Ok((t, name, name_span))
+}
+
 /// Reads a `region` table at `key` of `t`: `center`, `half_extents` (each > 0) and an optional
 /// `orientation`, within [`MAX_REGION_EXTENT`].
 pub(super) fn parse_region(t: &Tab, key: &str) -> Result<Region, SceneError> {
@@ -173,10 +188,7 @@ pub(super) fn parse_source<'s, 't, 'i>(
     item: &'t Spanned<DeValue<'i>>,
     (duration, others): (f64, u64),
 ) -> Result<(SourceSpec, Span), SceneError> {
-    let mut t = root.element_table(item, format!("sources[{index}]"))?;
-    let (name, name_span) = read_name(&t)?;
-    let name = name.ok_or_else(|| t.missing("name"))?.to_string();
-    t.who = format!("sources[{index}] \"{name}\"");
+    let (t, name, name_span) = named_entry(root, "sources", index, item)?;
     t.check_keys(&[
         "name", "region", "rate", "count", "start", "stop", "seed", "body", "bodies",
     ])?;
@@ -228,16 +240,7 @@ pub(super) fn parse_source<'s, 't, 'i>(
             n as f64 / (stop - start)
         }
     };
-    let seed = match t.get("seed") {
-        None => 0,
-        Some(v) => {
-            let (s, span) = t.integer_value(v, "seed")?;
-            if s < 0 {
-                return Err(t.value_error(&span, "seed", &format!("must be >= 0 (got {s})")));
-            }
-            s as u64
-        }
-    };
+    let seed = t.seed()?;
     let bodies = match (t.get("body"), t.array_of_tables("bodies")?) {
         (Some(_), Some((_, span))) => {
             return Err(t.value_error(&span, "bodies", "give either body or bodies, not both"))
@@ -318,10 +321,7 @@ pub(super) fn parse_sink<'s, 't, 'i>(
     index: usize,
     item: &'t Spanned<DeValue<'i>>,
 ) -> Result<(SinkSpec, Span), SceneError> {
-    let mut t = root.element_table(item, format!("sinks[{index}]"))?;
-    let (name, name_span) = read_name(&t)?;
-    let name = name.ok_or_else(|| t.missing("name"))?.to_string();
-    t.who = format!("sinks[{index}] \"{name}\"");
+    let (t, name, name_span) = named_entry(root, "sinks", index, item)?;
     t.check_keys(&["name", "region"])?;
     let region = parse_region(&t, "region")?;
     let origin = format!("{file}:{}", root.src.line_col(t.span.start).0);

@@ -127,16 +127,7 @@ pub(super) fn parse_lattice<'s, 't, 'i>(
             a
         }
     };
-    let seed = match t.get("seed") {
-        None => 0,
-        Some(v) => {
-            let (s, span) = t.integer_value(v, "seed")?;
-            if s < 0 {
-                return Err(t.value_error(&span, "seed", &format!("must be >= 0 (got {s})")));
-            }
-            s as u64
-        }
-    };
+    let seed = t.seed()?;
 
     let origin = format!("{}:{}", ctx.file, src.line_col(t.span.start).0);
     let n = count.map(|c| c as usize);

@@ -26,6 +26,7 @@ use crate::material::{Material, MaterialPair};
 use std::collections::BTreeMap;
 use std::path::Path;
 use toml::de::{DeTable, DeValue};
+use toml::Spanned;
 
 /// Parses and validates scene text; `source` names it in errors (see [`super::parse()`]).
 pub(super) fn scene(
@@ -470,46 +471,55 @@ fn parse_sources(
     Ok(sources)
 }
 
-/// The `[[sinks]]` entries, their names unique.
-fn parse_sinks(root: &Tab, file: &str) -> Result<Vec<SinkSpec>, SceneError> {
-    let Some((items, _)) = root.array_of_tables("sinks")? else {
+/// The `[[key]]` entries (`what`: "sink", "probe"), each read by `parse`, their names unique
+/// (`name_of`: an entry's name and where it was defined).
+fn parse_named<T>(
+    root: &Tab,
+    key: &str,
+    what: &str,
+    parse: impl Fn(usize, &Spanned<DeValue>) -> Result<(T, Span), SceneError>,
+    name_of: impl Fn(&T) -> (&str, &str),
+) -> Result<Vec<T>, SceneError> {
+    let Some((items, _)) = root.array_of_tables(key)? else {
         return Ok(Vec::new());
     };
-    let mut sinks: Vec<SinkSpec> = Vec::with_capacity(items.len());
+    let mut read: Vec<T> = Vec::with_capacity(items.len());
     for (index, item) in items.iter().enumerate() {
-        let (sink, name_span) = parse_sink(root, file, index, item)?;
-        if let Some(first) = sinks.iter().find(|s| s.name == sink.name) {
+        let (entry, name_span) = parse(index, item)?;
+        let name = name_of(&entry).0;
+        if let Some(first) = read.iter().find(|e| name_of(e).0 == name) {
             return Err(root.src.error(
                 &name_span,
                 &format!(
-                    "sinks[{index}] \"{}\": duplicate sink name \"{}\" (first defined at {})",
-                    sink.name, sink.name, first.origin
+                    "{key}[{index}] \"{name}\": duplicate {what} name \"{name}\" (first defined \
+                     at {})",
+                    name_of(first).1
                 ),
             ));
         }
-        sinks.push(sink);
+        read.push(entry);
     }
-    Ok(sinks)
+    Ok(read)
+}
+
+/// The `[[sinks]]` entries, their names unique.
+fn parse_sinks(root: &Tab, file: &str) -> Result<Vec<SinkSpec>, SceneError> {
+    parse_named(
+        root,
+        "sinks",
+        "sink",
+        |index, item| parse_sink(root, file, index, item),
+        |s| (s.name.as_str(), s.origin.as_str()),
+    )
 }
 
 /// The `[[probes]]` entries, their names unique.
 fn parse_probes(root: &Tab, file: &str) -> Result<Vec<ProbeSpec>, SceneError> {
-    let Some((items, _)) = root.array_of_tables("probes")? else {
-        return Ok(Vec::new());
-    };
-    let mut probes: Vec<ProbeSpec> = Vec::with_capacity(items.len());
-    for (index, item) in items.iter().enumerate() {
-        let (probe, name_span) = parse_probe(root, file, index, item)?;
-        if let Some(first) = probes.iter().find(|p| p.name == probe.name) {
-            return Err(root.src.error(
-                &name_span,
-                &format!(
-                    "probes[{index}] \"{}\": duplicate probe name \"{}\" (first defined at {})",
-                    probe.name, probe.name, first.origin
-                ),
-            ));
-        }
-        probes.push(probe);
-    }
-    Ok(probes)
+    parse_named(
+        root,
+        "probes",
+        "probe",
+        |index, item| parse_probe(root, file, index, item),
+        |p| (p.name.as_str(), p.origin.as_str()),
+    )
 }

@@ -2,8 +2,7 @@
 //! (LIGGGHTS' `fix massflow/mesh`, Chrono's flow-in-rectangle events): the flow through a
 //! rectangle and the state of the bodies in a region.
 
-use super::bodies::read_name;
-use super::flow::parse_region;
+use super::flow::{named_entry, parse_region};
 use super::region::Region;
 use super::table::{fmt_vec, Span, Tab};
 use super::SceneError;
@@ -84,10 +83,7 @@ pub(super) fn parse_probe<'s, 't, 'i>(
     index: usize,
     item: &'t Spanned<DeValue<'i>>,
 ) -> Result<(ProbeSpec, Span), SceneError> {
-    let mut t = root.element_table(item, format!("probes[{index}]"))?;
-    let (name, name_span) = read_name(&t)?;
-    let name = name.ok_or_else(|| t.missing("name"))?.to_string();
-    t.who = format!("probes[{index}] \"{name}\"");
+    let (t, name, name_span) = named_entry(root, "probes", index, item)?;
     let kind = t
         .choice("kind", &[("flow", 0), ("region", 1), ("load", 2)])?
         .ok_or_else(|| t.missing("kind"))?;

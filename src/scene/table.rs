@@ -383,6 +383,19 @@ impl<'s, 't, 'i> Tab<'s, 't, 'i> {
         }
     }
 
+    /// A generator's `seed`: an integer >= 0, 0 if absent.
+    pub(super) fn seed(&self) -> Result<u64, SceneError> {
+        match self.get("seed") {
+            None => Ok(0),
+            Some(v) => {
+                let (s, span) = self.integer_value(v, "seed")?;
+                u64::try_from(s).map_err(|_| {
+                    self.value_error(&span, "seed", &format!("must be >= 0 (got {s})"))
+                })
+            }
+        }
+    }
+
     /// A unit quaternion `[w, x, y, z]` at `key`, if present; normalised when its norm is within
     /// 1e-6 of 1 (so that rounded decimals are accepted), refused otherwise (a quaternion far from
     /// unit is a mistake, not a rounding error).

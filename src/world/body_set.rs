@@ -16,6 +16,7 @@
 //! renumber the others. The broad phase's grid is rebuilt at the next step, as after a
 //! checkpoint is loaded (its pairs do not depend on what it kept).
 
+use super::body_log::{Insertion, ProbeRow, Removal};
 use super::collide::body_proximity;
 use super::World;
 use crate::body::Body;
@@ -25,44 +26,6 @@ use rustc_hash::FxHashMap;
 
 /// A removed body's new index.
 const GONE: u32 = u32::MAX;
-
-/// A body added to the world: when, which, what added it (a source's name) and which of its
-/// kinds of body it is (0 for a source of one kind).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Insertion {
-    /// The world time it was inserted at (s).
-    pub t: f64,
-    /// Its name.
-    pub body: String,
-    /// What added it.
-    pub by: String,
-    /// Its kind among those of `by`.
-    pub kind: u32,
-}
-
-/// A body taken out of the world: when, which, and what took it (a sink's name).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Removal {
-    /// The world time it was taken out at (s).
-    pub t: f64,
-    /// Its name.
-    pub body: String,
-    /// What took it out.
-    pub by: String,
-}
-
-/// One value a probe measured over a frame (a row of `probes.csv`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ProbeRow {
-    /// The frame's end (s).
-    pub t: f64,
-    /// The probe's name.
-    pub probe: String,
-    /// What it is (`bodies`, `mass`, `solid_fraction`, …).
-    pub quantity: &'static str,
-    /// Its value.
-    pub value: f64,
-}
 
 /// What adds bodies to a running world and takes them out, and measures them ([`crate::flow`]):
 /// called at the end of every step, every body at the world time.

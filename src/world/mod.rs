@@ -22,6 +22,7 @@
 //! behind each stage is in `docs/design.md`, the measurements in `docs/measurements.md`.
 
 mod band_crossing;
+mod body_log;
 mod body_set;
 mod bounds;
 mod build;
@@ -58,7 +59,8 @@ mod swept_boxes;
 mod tests;
 
 pub use crate::body::BodyState;
-pub use body_set::{BodyFlow, Insertion, ProbeRow, Removal};
+pub use body_log::{Insertion, ProbeRow, Removal};
+pub use body_set::BodyFlow;
 pub use counts::{Counts, DeepestOverlap, SimError, StageTimes};
 pub use event_log::{EventKind, ImpulseEvent};
 pub use saved_state::{StateError, WorldState, WorldStateRef};

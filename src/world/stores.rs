@@ -237,16 +237,15 @@ pub(super) struct RunStats {
     pub(super) deepest_at: (f64, u32, u32),
     /// The names of `deepest_at`'s bodies once one of them has been removed from the world
     /// (its indices then `u32::MAX`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) deepest_names: Option<[String; 2]>,
     /// Bodies taken out of the world since [`super::World::take_removals`] last took them. Not in
     /// a checkpoint: a run that removes bodies is not checkpointed.
     #[serde(skip)]
-    pub(super) removals: Vec<super::body_set::Removal>,
+    pub(super) removals: Vec<super::body_log::Removal>,
     /// Bodies added since [`super::World::take_insertions`] last took them (not in a checkpoint,
     /// as `removals`).
     #[serde(skip)]
-    pub(super) insertions: Vec<super::body_set::Insertion>,
+    pub(super) insertions: Vec<super::body_log::Insertion>,
     /// Names of removed bodies that impulses of `event_log` name (index `u32::MAX - k` for
     /// entry k), and those of the impulses last taken ([`super::World::event_body_name`]).
     #[serde(skip)]
