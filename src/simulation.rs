@@ -63,6 +63,14 @@ impl FrameSink for FramesWriter {
     }
 }
 
+/// `inserted.csv`, `removed.csv` and `probes.csv` ([`crate::flow::FlowTables::write`]).
+impl FrameSink for crate::flow::FlowTables {
+    fn frame(&mut self, world: &mut World) -> Result<ControlFlow<()>, SinkError> {
+        self.write(world)?;
+        Ok(ControlFlow::Continue(()))
+    }
+}
+
 /// `events.csv`: the impulses the frame recorded ([`EventsWriter::write_events`]); the world
 /// must record them ([`World::record_events`]).
 impl FrameSink for EventsWriter {

@@ -714,7 +714,7 @@ fn the_steady_funnel_runs_steady() {
     struct Rows<'a>(&'a mut Vec<tumble::world::ProbeRow>);
     impl FrameSink for Rows<'_> {
         fn frame(&mut self, world: &mut World) -> Result<ControlFlow<()>, SinkError> {
-            world.take_probe_rows(self.0);
+            self.0.extend_from_slice(world.probe_rows());
             Ok(ControlFlow::Continue(()))
         }
     }

@@ -5,6 +5,7 @@ use crate::progress::Progress;
 use crate::scene::as_scene;
 use crate::simulation::Simulation;
 use crate::tables::table_format;
+use engine::flow::FlowTables;
 use engine::output::{self, FramesWriter};
 use engine::simulation::RunError;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -53,7 +54,12 @@ pub fn run<'py>(
     // Ctrl-C ends the run after the frames so far are written; a failed simulation is named in
     // the summary, as `tumble run` names it.
     let mut no_progress = Progress::new(py, false, until)?;
-    let outcome = match sim.advance(py, until, frames.as_mut(), &mut no_progress) {
+    // The tables of a scene's sources, sinks and probes, as `tumble run` writes them.
+    let mut flow = match &out {
+        Some(dir) => FlowTables::create(dir, &scene.scene).map_err(io)?,
+        None => None,
+    };
+    let outcome = match sim.advance(py, until, frames.as_mut(), flow.as_mut(), &mut no_progress) {
         Err(interrupted) => Err(interrupted),
         Ok(Err(RunError::Sink(e))) => {
             return Err(PyRuntimeError::new_err(in_python_terms(&e.to_string())))
@@ -66,6 +72,9 @@ pub fn run<'py>(
     };
     if let Some(mut f) = frames {
         f.write_last(sim.engine().world()).map_err(io)?;
+        f.finish().map_err(io)?;
+    }
+    if let Some(f) = flow {
         f.finish().map_err(io)?;
     }
     let mut summary = sim.summary_now();

@@ -6,6 +6,7 @@ use crate::errors::{in_python_terms, scene_error, SimulationError};
 use crate::progress::Progress;
 use crate::replay::{replay, Advance, SavedState};
 use crate::scene::Scene;
+use engine::flow::FlowTables;
 use engine::output::{FramesWriter, Summary};
 use engine::simulation::{FrameSink, RunEnd, RunError, Simulation as Engine, SinkError};
 use engine::world::{ProbeRow, World};
@@ -36,7 +37,7 @@ struct ProbeLog(Vec<ProbeRow>);
 
 impl FrameSink for ProbeLog {
     fn frame(&mut self, world: &mut World) -> Result<ControlFlow<()>, SinkError> {
-        world.take_probe_rows(&mut self.0);
+        self.0.extend_from_slice(world.probe_rows());
         Ok(ControlFlow::Continue(()))
     }
 }
@@ -91,7 +92,7 @@ impl Simulation {
     }
 
     /// Steps to `until` with the GIL released, in stretches of [`STRETCH`], offering each frame
-    /// to `frames`; between stretches it records how far it got (in the last `run` of the log,
+    /// to `frames` and `flow` (a run directory's tables); between stretches it records how far it got (in the last `run` of the log,
     /// if that is the call being made) and looks for Ctrl-C, whose `KeyboardInterrupt` is the
     /// outer error. The run's own failure is the inner one.
     pub fn advance(
@@ -99,6 +100,7 @@ impl Simulation {
         py: Python<'_>,
         until: f64,
         mut frames: Option<&mut FramesWriter>,
+        mut flow: Option<&mut FlowTables>,
         progress: &mut Progress<'_>,
     ) -> PyResult<Result<(), RunError>> {
         loop {
@@ -107,6 +109,9 @@ impl Simulation {
                 let mut probes = ProbeLog::default();
                 let mut sinks: Vec<&mut dyn FrameSink> = vec![&mut deadline, &mut probes];
                 if let Some(f) = frames.as_deref_mut() {
+                    sinks.push(f);
+                }
+                if let Some(f) = flow.as_deref_mut() {
                     sinks.push(f);
                 }
                 let result = s.run(Some(until), &mut sinks);
@@ -180,7 +185,7 @@ impl Simulation {
             let mut rows = Vec::new();
             let stepped = s.step_frame();
             if stepped.is_ok() {
-                s.world_mut().take_probe_rows(&mut rows);
+                rows.extend_from_slice(s.world().probe_rows());
             }
             (stepped, rows)
         });
@@ -204,7 +209,7 @@ impl Simulation {
         let reached = self.engine().time();
         self.log.push(Advance::Run { until, reached });
         let mut line = Progress::new(py, progress, until)?;
-        let outcome = self.advance(py, until, None, &mut line);
+        let outcome = self.advance(py, until, None, None, &mut line);
         drop(line);
         if let Err(e) = outcome? {
             return Err(self.failed(e));

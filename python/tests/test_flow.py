@@ -56,3 +56,13 @@ def test_poured_bodies_and_probes_from_python(tmp_path, cli):
     rows = (tmp_path / "cli" / "probes.csv").read_text().splitlines()[1:]
     values = np.array([float(r.split(",")[3]) for r in rows])
     assert np.array_equal(values, probes["value"])
+
+
+def test_run_writes_the_flow_tables_as_the_cli_does(tmp_path, cli):
+    scene = tmp_path / "flow.toml"
+    scene.write_text(SCENE)
+    subprocess.run([cli, "run", scene, "--out", tmp_path / "cli", "--backend", "cpu"], check=True,
+                   capture_output=True)
+    tumble.run(tumble.Scene.from_file(scene), out=tmp_path / "py")
+    for table in ("frames.csv", "inserted.csv", "probes.csv"):
+        assert (tmp_path / "py" / table).read_text() == (tmp_path / "cli" / table).read_text(), table

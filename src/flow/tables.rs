@@ -5,7 +5,7 @@
 
 use crate::output::OutputError;
 use crate::scene::Scene;
-use crate::world::{Insertion, ProbeRow, Removal, World};
+use crate::world::{Insertion, Removal, World};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -52,7 +52,6 @@ pub struct FlowTables {
     probes: Option<CsvLog>,
     insertions: Vec<Insertion>,
     removals: Vec<Removal>,
-    rows: Vec<ProbeRow>,
 }
 
 impl FlowTables {
@@ -70,7 +69,6 @@ impl FlowTables {
             probes: open(probes, "t,probe,quantity,value")?,
             insertions: Vec::new(),
             removals: Vec::new(),
-            rows: Vec::new(),
         };
         let any = t.inserted.is_some() || t.removed.is_some() || t.probes.is_some();
         Ok(any.then_some(t))
@@ -103,9 +101,7 @@ impl FlowTables {
             }
         }
         if let Some(log) = self.probes.as_mut() {
-            self.rows.clear();
-            world.take_probe_rows(&mut self.rows);
-            for r in &self.rows {
+            for r in world.probe_rows() {
                 log.line(format_args!(
                     "{},{},{},{}",
                     r.t, r.probe, r.quantity, r.value

@@ -1,6 +1,6 @@
 //! The records of bodies coming and going and of the probes' values, kept by the world until
-//! the run's writers take them ([`super::World::take_insertions`], `take_removals`,
-//! `take_probe_rows`).
+//! the run's writers take them ([`super::World::take_insertions`], `take_removals`), and the
+//! probes' values over the last frame ([`super::World::probe_rows`]).
 
 /// A body added to the world: when, which, what added it (a source's name) and which of its
 /// kinds of body it is (0 for a source of one kind).

@@ -43,11 +43,19 @@ impl World {
         self.flow = Some(flow);
     }
 
-    /// The probes' values over the frame that just ended, appended to `out` (none without an
-    /// installed [`BodyFlow`]).
-    pub fn take_probe_rows(&mut self, out: &mut Vec<ProbeRow>) {
+    /// The probes' values over the last frame (empty without an installed [`BodyFlow`]).
+    pub fn probe_rows(&self) -> &[ProbeRow] {
+        &self.stores.stats.probe_rows
+    }
+
+    /// At a frame's end, once its next step is prepared (so that velocities read as frames
+    /// report them): the probes' values over the frame, kept for [`Self::probe_rows`].
+    pub(super) fn measure_frame(&mut self) {
         if let Some(mut flow) = self.flow.take() {
-            flow.frame_rows(self, out);
+            let mut rows = std::mem::take(&mut self.stores.stats.probe_rows);
+            rows.clear();
+            flow.frame_rows(self, &mut rows);
+            self.stores.stats.probe_rows = rows;
             self.flow = Some(flow);
         }
     }

@@ -58,6 +58,7 @@ impl World {
             self.stores.lcp_positions(end)?;
         }
         self.run_body_flow();
+        self.measure_frame();
         self.stores.stats.counts.frames += 1;
         Ok(())
     }

@@ -239,6 +239,7 @@ impl World {
             self.stores.adapt_step_length();
         }
         self.prepare_next_step();
+        self.measure_frame();
         // A failure of the next step's contact step is this frame's: none is left pending at a
         // frame's end, where checkpoints are written.
         self.stores.take_geometry_failure()

@@ -246,6 +246,9 @@ pub(super) struct RunStats {
     /// as `removals`).
     #[serde(skip)]
     pub(super) insertions: Vec<super::body_log::Insertion>,
+    /// The probes' values over the last frame ([`super::World::probe_rows`]).
+    #[serde(skip)]
+    pub(super) probe_rows: Vec<super::body_log::ProbeRow>,
     /// Names of removed bodies that impulses of `event_log` name (index `u32::MAX - k` for
     /// entry k), and those of the impulses last taken ([`super::World::event_body_name`]).
     #[serde(skip)]
