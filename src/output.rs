@@ -575,6 +575,75 @@ impl EventsWriter {
     }
 }
 
+/// A cell of a [`RowTable`] row.
+#[derive(Clone, Copy, Debug)]
+pub enum Cell<'a> {
+    /// A name (UTF-8 text).
+    Text(&'a str),
+    /// A number (float64).
+    Number(f64),
+}
+
+/// A table written row by row, in CSV or Parquet, with the numbers and names written as in
+/// frames.csv and events.csv (the tables of a flow: `inserted`, `removed`, `probes`).
+pub struct RowTable {
+    out: Table,
+    path: PathBuf,
+}
+
+impl RowTable {
+    /// Creates (truncates) `path` as a table of `header`'s columns (comma-separated), the
+    /// `text` ones names and the others numbers.
+    pub fn create(
+        path: &Path,
+        header: &str,
+        text: &[&str],
+        format: TableFormat,
+    ) -> Result<RowTable, OutputError> {
+        Ok(RowTable {
+            out: Table::create(path, header, text, format)?,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Writes one row, its cells in the header's order.
+    pub fn row(&mut self, cells: &[Cell]) -> Result<(), OutputError> {
+        let map = |e| OutputError::new(&self.path, e);
+        match &mut self.out {
+            Table::Csv(out) => {
+                for (k, cell) in cells.iter().enumerate() {
+                    let sep = if k == 0 { "" } else { "," };
+                    match *cell {
+                        Cell::Text(s) => write!(out, "{sep}{}", csv_field(s)),
+                        Cell::Number(x) => write!(out, "{sep}{}", Num(x)),
+                    }
+                    .map_err(map)?;
+                }
+                writeln!(out).map_err(map)
+            }
+            Table::Parquet(table) => {
+                for (k, cell) in cells.iter().enumerate() {
+                    match *cell {
+                        Cell::Text(s) => table.text(k, s),
+                        Cell::Number(x) => table.number(k, x),
+                    }
+                }
+                table.end_row().map_err(|e| parquet_error(&self.path, e))
+            }
+        }
+    }
+
+    /// A frame's rows are all written (see [`FramesWriter::write_frame`]).
+    pub fn end_frame(&mut self) -> Result<(), OutputError> {
+        self.out.end_frame(&self.path)
+    }
+
+    /// Flushes and closes it; call it so that errors are reported, not lost.
+    pub fn finish(self) -> Result<(), OutputError> {
+        self.out.finish(&self.path)
+    }
+}
+
 /// An `f64` formatted for the CSV: shortest round-trip text, in exponent form only for magnitudes
 /// where the plain form would be long (see the module documentation).
 struct Num(f64);

@@ -137,18 +137,26 @@ impl RunRecord {
     }
 }
 
-/// The rows of a flow's table `name` in `dir` (each split at its commas, with its line number),
-/// if the file exists; its header must be `header`.
+/// The rows of a flow's table `name` in `dir` (`name.csv`, or `name.parquet` of a run with
+/// `--format parquet`; each row split at its commas, with its line number), if the run wrote
+/// one; its header must be `header`.
 fn flow_rows(
     dir: &Path,
     name: &str,
     header: &str,
 ) -> Result<Vec<(usize, Vec<String>)>, RunRecordError> {
-    let path = dir.join(name);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(RunRecordError(format!("{}: {e}", path.display()))),
+    let csv = dir.join(format!("{name}.csv"));
+    let parquet = dir.join(format!("{name}.parquet"));
+    let (path, text) = if !csv.exists() && parquet.exists() {
+        let text = crate::parquet_tables::read_as_csv(&parquet)
+            .map_err(|e| RunRecordError(e.to_string()))?;
+        (parquet, text)
+    } else {
+        match std::fs::read_to_string(&csv) {
+            Ok(text) => (csv, text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(RunRecordError(format!("{}: {e}", csv.display()))),
+        }
     };
     let mut lines = text.lines().enumerate();
     if lines.next().map(|(_, h)| h) != Some(header) {
@@ -185,7 +193,7 @@ fn read_flow(
     let bad = |file: &str, n: usize, m: String| {
         RunRecordError(format!("{}:{n}: {m}", dir.join(file).display()))
     };
-    for (n, c) in flow_rows(dir, "inserted.csv", "t,source,body,kind")? {
+    for (n, c) in flow_rows(dir, "inserted", "t,source,body,kind")? {
         let t: f64 = c[0].parse().map_err(|_| {
             bad(
                 "inserted.csv",
@@ -228,7 +236,7 @@ fn read_flow(
         .enumerate()
         .map(|(i, b)| (b.name.clone(), i))
         .collect();
-    for (n, c) in flow_rows(dir, "removed.csv", "t,sink,body")? {
+    for (n, c) in flow_rows(dir, "removed", "t,sink,body")? {
         let t: f64 = c[0]
             .parse()
             .map_err(|_| bad("removed.csv", n, format!("t: \"{}\" is not a number", c[0])))?;

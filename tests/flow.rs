@@ -890,3 +890,71 @@ fn a_far_body_taken_out_leaves_a_settling_pile_bit_for_bit() {
     let first = runs[0].0.iter().zip(&runs[1].0).position(|(a, b)| a != b);
     assert_eq!(first, None, "the pile differed from frame {first:?} on");
 }
+
+/// With `--format parquet` the flow's tables are Parquet files with the CSVs' rows (names as
+/// text, numbers as float64), and the run reads back from them.
+#[test]
+fn the_flow_tables_in_parquet_hold_the_csv_rows() {
+    let dir = temp_dir("flow_parquet");
+    let scene = dir.join("pour.toml");
+    std::fs::write(
+        &scene,
+        format!(
+            "{FLOOR}
+[[sources]]
+name = \"feed\"
+region = {{ center = [0.0, 0.0, 1.0], half_extents = [0.3, 0.3, 0.2] }}
+rate = 20
+stop = 0.5
+body = {{ shape = {{ type = \"sphere\", radius = 0.05 }}, mass = 1 }}
+
+[[sinks]]
+name = \"hole\"
+region = {{ center = [0.0, 0.0, 0.05], half_extents = [0.15, 0.15, 0.1] }}
+
+[[probes]]
+name = \"all\"
+kind = \"region\"
+region = {{ center = [0.0, 0.0, 1.0], half_extents = [2.0, 2.0, 2.0] }}
+"
+        ),
+    )
+    .unwrap();
+    let (csv, parquet) = (dir.join("csv"), dir.join("parquet"));
+    for (out, format) in [(&csv, "csv"), (&parquet, "parquet")] {
+        let o = tumble(&[
+            "run",
+            scene.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--format",
+            format,
+        ]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+    }
+    for table in ["inserted", "removed", "probes"] {
+        let read =
+            tumble::parquet_tables::read_as_csv(&parquet.join(format!("{table}.parquet"))).unwrap();
+        let written = std::fs::read_to_string(csv.join(format!("{table}.csv"))).unwrap();
+        let rows = |t: &str| {
+            t.lines()
+                .map(|l| l.split(',').map(str::to_string).collect::<Vec<_>>())
+                .collect::<Vec<_>>()
+        };
+        let (a, b) = (rows(&read), rows(&written));
+        assert_eq!(a.len(), b.len(), "{table}");
+        for (x, y) in a.iter().zip(&b) {
+            for (u, v) in x.iter().zip(y) {
+                let same = u == v
+                    || matches!((u.parse::<f64>(), v.parse::<f64>()), (Ok(p), Ok(q)) if p == q);
+                assert!(same, "{table}: {x:?} against {y:?}");
+            }
+        }
+        assert!(
+            !csv.join(format!("{table}.parquet")).exists()
+                && !parquet.join(format!("{table}.csv")).exists()
+        );
+    }
+    let run = tumble::run_record::RunRecord::load(&parquet).unwrap();
+    assert_eq!(run.bodies.len(), 11);
+}

@@ -56,7 +56,7 @@ pub fn run<'py>(
     let mut no_progress = Progress::new(py, false, until)?;
     // The tables of a scene's sources, sinks and probes, as `tumble run` writes them.
     let mut flow = match &out {
-        Some(dir) => FlowTables::create(dir, &scene.scene).map_err(io)?,
+        Some(dir) => FlowTables::create(dir, &scene.scene, format).map_err(io)?,
         None => None,
     };
     let outcome = match sim.advance(py, until, frames.as_mut(), flow.as_mut(), &mut no_progress) {

@@ -73,7 +73,9 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     if !args.events {
         stale.push(events_path.clone());
     }
-    stale.extend(tumble::flow::FlowTables::not_written(&out_dir, &scene));
+    stale.extend(tumble::flow::FlowTables::not_written(
+        &out_dir, &scene, format,
+    ));
     for path in stale {
         match std::fs::remove_file(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -115,7 +117,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
 
     let start = resume::started(&resumed);
     let frames = resume::frames_writer(&frames_path, selection, format, &resumed, sim.world())?;
-    let flow = tumble::flow::FlowTables::create(&out_dir, &scene)?;
+    let flow = tumble::flow::FlowTables::create(&out_dir, &scene, format)?;
     let mut output = RunOutput {
         frames,
         events,
