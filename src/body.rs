@@ -209,6 +209,18 @@ pub struct Push {
     pub momentum: DVec3,
 }
 
+/// Renumbers a pair of bodies `(a, b)` after bodies were taken out of the world: `new_of[i]`
+/// is body i's new index, `u32::MAX` for a body taken out. False (the pair left as it was) if
+/// either body is gone.
+pub fn renumber_pair(new_of: &[u32], a: &mut u32, b: &mut u32) -> bool {
+    let (na, nb) = (new_of[*a as usize], new_of[*b as usize]);
+    if na == u32::MAX || nb == u32::MAX {
+        return false;
+    }
+    (*a, *b) = (na, nb);
+    true
+}
+
 impl Body {
     /// Adds a push-out velocity change (`dv`, `dw`) that [`Body::end_push`] takes back.
     pub fn add_push(&mut self, dv: DVec3, dw: DVec3) {

@@ -245,11 +245,7 @@ impl FrameSelection {
         }
         let mut keep = vec![false; world.body_count()];
         for name in record {
-            let lattice = |body: &str| {
-                body.strip_prefix(name.as_str())
-                    .and_then(|rest| rest.strip_prefix('_'))
-                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-            };
+            let lattice = |body: &str| crate::scene::generated_by(body, name);
             let mut any = false;
             for (i, k) in keep.iter_mut().enumerate() {
                 let body = world.body_name(i);

@@ -137,27 +137,34 @@ impl RunRecord {
     }
 }
 
-/// The rows of a flow's table `name` in `dir` (`name.csv`, or `name.parquet` of a run with
-/// `--format parquet`; each row split at its commas, with its line number), if the run wrote
-/// one; its header must be `header`.
+/// Table `name` of the run in `dir` as CSV text, with the file it came from: `name.csv`, or the
+/// `name.parquet` of a run with `--format parquet`.
+fn table_text(dir: &Path, name: &str) -> Result<(PathBuf, String), RunRecordError> {
+    let csv = dir.join(format!("{name}.csv"));
+    let parquet = dir.join(format!("{name}.parquet"));
+    if !csv.exists() && parquet.exists() {
+        let text = crate::parquet_tables::read_as_csv(&parquet)
+            .map_err(|e| RunRecordError(e.to_string()))?;
+        Ok((parquet, text))
+    } else {
+        let text = std::fs::read_to_string(&csv)
+            .map_err(|e| RunRecordError(format!("{}: {e}", csv.display())))?;
+        Ok((csv, text))
+    }
+}
+
+/// The rows of a flow's table `name` in `dir` ([`table_text`]; each row split at its commas,
+/// with its file and line number), if the run wrote one; its header must be `header`.
 fn flow_rows(
     dir: &Path,
     name: &str,
     header: &str,
-) -> Result<Vec<(usize, Vec<String>)>, RunRecordError> {
-    let csv = dir.join(format!("{name}.csv"));
-    let parquet = dir.join(format!("{name}.parquet"));
-    let (path, text) = if !csv.exists() && parquet.exists() {
-        let text = crate::parquet_tables::read_as_csv(&parquet)
-            .map_err(|e| RunRecordError(e.to_string()))?;
-        (parquet, text)
-    } else {
-        match std::fs::read_to_string(&csv) {
-            Ok(text) => (csv, text),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(RunRecordError(format!("{}: {e}", csv.display()))),
-        }
-    };
+) -> Result<Vec<(String, Vec<String>)>, RunRecordError> {
+    let written = ["csv", "parquet"].map(|ext| dir.join(format!("{name}.{ext}")));
+    if !written.iter().any(|p| p.exists()) {
+        return Ok(Vec::new());
+    }
+    let (path, text) = table_text(dir, name)?;
     let mut lines = text.lines().enumerate();
     if lines.next().map(|(_, h)| h) != Some(header) {
         return Err(RunRecordError(format!(
@@ -171,7 +178,7 @@ fn flow_rows(
         .map(|(n, l)| {
             let cells: Vec<String> = l.split(',').map(str::to_string).collect();
             match cells.len() == width {
-                true => Ok((n + 1, cells)),
+                true => Ok((format!("{}:{}", path.display(), n + 1), cells)),
                 false => Err(RunRecordError(format!(
                     "{}:{}: {} columns, {width} expected",
                     path.display(),
@@ -190,36 +197,23 @@ fn read_flow(
     scene: &Scene,
     bodies: &mut Vec<RecordedBody>,
 ) -> Result<(), RunRecordError> {
-    let bad = |file: &str, n: usize, m: String| {
-        RunRecordError(format!("{}:{n}: {m}", dir.join(file).display()))
-    };
-    for (n, c) in flow_rows(dir, "inserted", "t,source,body,kind")? {
-        let t: f64 = c[0].parse().map_err(|_| {
-            bad(
-                "inserted.csv",
-                n,
-                format!("t: \"{}\" is not a number", c[0]),
-            )
-        })?;
+    let bad = |at: &str, m: String| RunRecordError(format!("{at}: {m}"));
+    for (at, c) in flow_rows(dir, "inserted", "t,source,body,kind")? {
+        let t: f64 = c[0]
+            .parse()
+            .map_err(|_| bad(&at, format!("t: \"{}\" is not a number", c[0])))?;
         let source = scene
             .sources
             .iter()
             .find(|s| s.name == c[1])
-            .ok_or_else(|| {
-                bad(
-                    "inserted.csv",
-                    n,
-                    format!("source \"{}\" is not in the scene", c[1]),
-                )
-            })?;
+            .ok_or_else(|| bad(&at, format!("source \"{}\" is not in the scene", c[1])))?;
         let kind = c[3]
             .parse::<usize>()
             .ok()
             .and_then(|k| source.bodies.get(k))
             .ok_or_else(|| {
                 bad(
-                    "inserted.csv",
-                    n,
+                    &at,
                     format!("kind \"{}\" is not one of source \"{}\"'s", c[3], c[1]),
                 )
             })?;
@@ -236,17 +230,13 @@ fn read_flow(
         .enumerate()
         .map(|(i, b)| (b.name.clone(), i))
         .collect();
-    for (n, c) in flow_rows(dir, "removed", "t,sink,body")? {
+    for (at, c) in flow_rows(dir, "removed", "t,sink,body")? {
         let t: f64 = c[0]
             .parse()
-            .map_err(|_| bad("removed.csv", n, format!("t: \"{}\" is not a number", c[0])))?;
-        let &i = index.get(&c[2]).ok_or_else(|| {
-            bad(
-                "removed.csv",
-                n,
-                format!("body \"{}\" is not in the run", c[2]),
-            )
-        })?;
+            .map_err(|_| bad(&at, format!("t: \"{}\" is not a number", c[0])))?;
+        let &i = index
+            .get(&c[2])
+            .ok_or_else(|| bad(&at, format!("body \"{}\" is not in the run", c[2])))?;
         bodies[i].present.1 = t;
     }
     Ok(())
@@ -260,17 +250,7 @@ fn read_frames(
     scene: &Scene,
     bodies: &[RecordedBody],
 ) -> Result<Vec<RecordedFrame>, RunRecordError> {
-    // frames.csv, or the frames.parquet of a run with `--format parquet`.
-    let (csv, parquet) = (dir.join("frames.csv"), dir.join("frames.parquet"));
-    let (path, text) = if !csv.exists() && parquet.exists() {
-        let text = crate::parquet_tables::read_as_csv(&parquet)
-            .map_err(|e| RunRecordError(e.to_string()))?;
-        (parquet, text)
-    } else {
-        let text = std::fs::read_to_string(&csv)
-            .map_err(|e| RunRecordError(format!("{}: {e}", csv.display())))?;
-        (csv, text)
-    };
+    let (path, text) = table_text(dir, "frames")?;
     let path = path.as_path();
     let index: std::collections::HashMap<&str, usize> = bodies
         .iter()
@@ -320,16 +300,12 @@ fn read_frames(
                 .ok_or_else(|| at(format!("{}: \"{cell}\" is not a finite number", want[k])))?;
         }
         let &body = index.get(cells[1]).ok_or_else(|| {
-            let poured = scene.sources.iter().find(|s| {
-                cells[1]
-                    .strip_prefix(s.name.as_str())
-                    .and_then(|rest| rest.strip_prefix('_'))
-                    .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
-            });
+            let poured = (scene.sources.iter()).find(|s| scene::generated_by(cells[1], &s.name));
             at(match poured {
+                // A run directory whose inserted table is missing: which kind it was is unknown.
                 Some(s) => format!(
-                    "body \"{}\" was poured in by source \"{}\" ({}): drawing and exporting \
-                     the bodies of [[sources]] is not supported yet",
+                    "body \"{}\" was poured in by source \"{}\" ({}), but the run directory \
+                     has no inserted.csv (or inserted.parquet) saying which of its bodies it is",
                     cells[1], s.name, s.origin
                 ),
                 None => format!("body \"{}\" is not in the scene", cells[1]),

@@ -43,17 +43,8 @@ pub fn check(path: &Path, verbose: bool) -> Result<(), Failure> {
         println!("{}", source_line(source));
     }
     for sink in &scene.sinks {
-        let r = &sink.region;
-        let (lo, hi) = r.bounds();
-        println!(
-            "  sink {} ({}): region centre {} m, half extents {} m (spans {} to {} m)",
-            sink.name,
-            sink.origin,
-            vec3(r.center),
-            vec3(r.half_extents),
-            vec3(lo),
-            vec3(hi)
-        );
+        let region = region_text(&sink.region);
+        println!("  sink {} ({}): {region}", sink.name, sink.origin);
     }
     if !scene.material_pairs.is_empty() {
         let pairs: Vec<String> = scene
@@ -72,29 +63,36 @@ pub fn check(path: &Path, verbose: bool) -> Result<(), Failure> {
     Ok(())
 }
 
-/// A source, its region and what it pours, for `tumble check`.
-fn source_line(s: &scene::SourceSpec) -> String {
-    let r = &s.region;
+/// A region for `tumble check`: centre, half extents, orientation unless none, the world box it
+/// spans and its volume.
+fn region_text(r: &scene::Region) -> String {
     let q = r.orientation;
     let turned = match q == glam::DQuat::IDENTITY {
         true => String::new(),
         false => format!(", orientation [{}, {}, {}, {}]", q.w, q.x, q.y, q.z),
     };
     let (lo, hi) = r.bounds();
+    format!(
+        "region centre {} m, half extents {} m{turned} (spans {} to {} m, {} m³)",
+        vec3(r.center),
+        vec3(r.half_extents),
+        vec3(lo),
+        vec3(hi),
+        num(r.volume())
+    )
+}
+
+/// A source, its region and what it pours, for `tumble check`.
+fn source_line(s: &scene::SourceSpec) -> String {
     let kinds = match s.bodies.len() {
         1 => "one kind of body".to_string(),
         n => format!("a mix of {n} kinds of body"),
     };
     format!(
-        "  source {} ({}): region centre {} m, half extents {} m{turned} (spans {} to {} m, \
-         {} m³); {} bodies/s from {} s to {} s ({}), seed {}, {kinds}",
+        "  source {} ({}): {}; {} bodies/s from {} s to {} s ({}), seed {}, {kinds}",
         s.name,
         s.origin,
-        vec3(r.center),
-        vec3(r.half_extents),
-        vec3(lo),
-        vec3(hi),
-        num(r.volume()),
+        region_text(&s.region),
         num(s.rate),
         num(s.start),
         num(s.stop),

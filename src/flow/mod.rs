@@ -21,8 +21,15 @@ pub use tables::FlowTables;
 
 use crate::mass_properties::mass_properties;
 use crate::scene::{Motion, Scene, SceneError};
+use crate::shape::Shape;
 use crate::world::{BodyFlow, ProbeRow, World};
 use rustc_hash::FxHashMap;
+
+/// The volume of `shape` (m³): its mass at unit density; `None` where it cannot be computed.
+fn unit_volume(shape: &Shape) -> Option<f64> {
+    let unit = crate::geometry_guard::guarded(|| mass_properties(shape, 1.0));
+    Some(unit.ok()?.ok()?.mass)
+}
 
 /// A scene's sources, sinks and probes, run at the end of every step.
 pub struct Flow {
@@ -43,10 +50,7 @@ impl Flow {
                 .bodies
                 .iter()
                 .filter(|b| b.motion == Motion::Dynamic)
-                .filter_map(|b| {
-                    let unit = crate::geometry_guard::guarded(|| mass_properties(&b.shape, 1.0));
-                    Some((b.name.clone(), unit.ok()?.ok()?.mass))
-                })
+                .filter_map(|b| Some((b.name.clone(), unit_volume(&b.shape)?)))
                 .collect(),
         };
         let probes = Probes::new(&scene.probes, volumes);

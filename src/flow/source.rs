@@ -90,12 +90,7 @@ impl Sources {
                 body.orientation = DQuat::IDENTITY;
                 body.velocity = DVec3::ZERO;
                 body.angular_velocity = DVec3::ZERO;
-                let volume = crate::geometry_guard::guarded(|| {
-                    crate::mass_properties::mass_properties(&body.shape, 1.0)
-                })
-                .ok()
-                .and_then(Result::ok)
-                .map_or(0.0, |unit| unit.mass);
+                let volume = super::unit_volume(&body.shape).unwrap_or(0.0);
                 kinds.push(Kind {
                     weight: kind.weight,
                     volume,

@@ -7,7 +7,7 @@
 use super::friction::sliding_shares;
 use super::patch::{tracked, Constraints, Load, Patch, Row};
 use super::slots::{read, Velocities, STILL};
-use crate::body::Body;
+use crate::body::{renumber_pair, Body};
 use glam::DVec3;
 
 /// A solved contact point of the previous step, kept to warm-start the next one.
@@ -131,24 +131,10 @@ impl WarmStartCache {
     /// `new_of[i]` is body i's new index, `u32::MAX` for a removed body, whose impulses go. The
     /// renumbering keeps the bodies' order, so the lists stay sorted by pair.
     pub(super) fn renumber(&mut self, new_of: &[u32]) {
-        let pair = |a: u32, b: u32| {
-            let (a, b) = (new_of[a as usize], new_of[b as usize]);
-            (a != u32::MAX && b != u32::MAX).then_some((a, b))
-        };
-        self.previous.retain_mut(|s| match pair(s.a, s.b) {
-            Some((a, b)) => {
-                (s.a, s.b) = (a, b);
-                true
-            }
-            None => false,
-        });
-        self.previous_patches.retain_mut(|s| match pair(s.a, s.b) {
-            Some((a, b)) => {
-                (s.a, s.b) = (a, b);
-                true
-            }
-            None => false,
-        });
+        self.previous
+            .retain_mut(|s| renumber_pair(new_of, &mut s.a, &mut s.b));
+        self.previous_patches
+            .retain_mut(|s| renumber_pair(new_of, &mut s.a, &mut s.b));
     }
 
     /// Finds each patch's entries of the previous step (`Patch::previous_rows`,

@@ -16,7 +16,6 @@ use toml::Spanned;
 /// What every body-like table (a body or a lattice) needs to know about the scene.
 pub(super) struct BodyCtx<'a> {
     pub(super) materials: &'a BTreeMap<String, Material>,
-    pub(super) file: &'a str,
     /// `[world] collision_epsilon` (m): a body's size is bounded by it.
     pub(super) epsilon: f64,
 }
@@ -235,7 +234,6 @@ pub(super) fn parse_body<'s, 't, 'i>(
     index: usize,
     item: &'t Spanned<DeValue<'i>>,
 ) -> Result<(BodySpec, Span, String), SceneError> {
-    let src = root.src;
     let mut t = root.element_table(item, format!("bodies[{index}]"))?;
     let (name, name_span) = read_name(&t)?;
     if let Some(name) = name {
@@ -260,7 +258,7 @@ pub(super) fn parse_body<'s, 't, 'i>(
         angular_velocity: c.angular_velocity,
         material: c.material,
         path: c.path,
-        origin: format!("{}:{}", ctx.file, src.line_col(t.span.start).0),
+        origin: t.origin(),
     };
     Ok((body, name_span, t.who.clone()))
 }

@@ -2,7 +2,7 @@
 //! insert/rate/region`, Chrono's particle emitter), `[[sinks]]` that take them out (Chrono's
 //! particle remover, Yade's `DomainLimiter`), and the `region` tables both name.
 
-use super::bodies::{parse_common, read_name, BodyCtx};
+use super::bodies::{parse_common, read_name, BodyCtx, COMMON_KEYS};
 use super::limits::{BODY_LIMIT_REASON, MAX_BODIES};
 use super::region::Region;
 use super::table::{fmt_vec, Span, Tab};
@@ -127,22 +127,18 @@ pub(super) fn parse_region(t: &Tab, key: &str) -> Result<Region, SceneError> {
     })
 }
 
-/// The keys of a source's body (those a `[[lattices]]` entry takes for its bodies), and `weight`
-/// in a mix.
-const BODY_KEYS: [&str; 8] = [
-    "shape",
-    "mass",
-    "density",
-    "inertia",
-    "orientation",
-    "velocity",
-    "angular_velocity",
-    "material",
-];
+/// The keys a body shares with a lattice that a source sets itself: poured bodies are dynamic,
+/// named and placed by their source, and follow no path.
+const SET_BY_SOURCE: [&str; 3] = ["name", "motion", "path"];
 
-/// Reads one kind of body of source `who` from table `t` (`weighted`: an entry of a mix).
+/// Reads one kind of body of source `who` from table `t` (`weighted`: an entry of a mix): the
+/// keys a `[[lattices]]` entry takes for its bodies but those the source sets, and `weight` in
+/// a mix.
 fn parse_source_body(t: &Tab, ctx: &BodyCtx, weighted: bool) -> Result<SourceBody, SceneError> {
-    let mut keys = BODY_KEYS.to_vec();
+    let mut keys: Vec<&str> = COMMON_KEYS
+        .into_iter()
+        .filter(|k| !SET_BY_SOURCE.contains(k))
+        .collect();
     if weighted {
         keys.push("weight");
     }
@@ -279,7 +275,7 @@ pub(super) fn parse_source<'s, 't, 'i>(
         stop,
         seed,
         bodies,
-        origin: format!("{}:{}", ctx.file, root.src.line_col(t.span.start).0),
+        origin: t.origin(),
     };
     let planned = spec.planned();
     if planned.saturating_add(others) > MAX_BODIES {
@@ -317,14 +313,13 @@ pub struct SinkSpec {
 /// Reads `[[sinks]]` entry `index`.
 pub(super) fn parse_sink<'s, 't, 'i>(
     root: &Tab<'s, 't, 'i>,
-    file: &str,
     index: usize,
     item: &'t Spanned<DeValue<'i>>,
 ) -> Result<(SinkSpec, Span), SceneError> {
     let (t, name, name_span) = named_entry(root, "sinks", index, item)?;
     t.check_keys(&["name", "region"])?;
     let region = parse_region(&t, "region")?;
-    let origin = format!("{file}:{}", root.src.line_col(t.span.start).0);
+    let origin = t.origin();
     Ok((
         SinkSpec {
             name,

@@ -39,7 +39,6 @@ pub(super) fn parse_lattice<'s, 't, 'i>(
     item: &'t Spanned<DeValue<'i>>,
     others: u64,
 ) -> Result<(Vec<BodySpec>, Span, String), SceneError> {
-    let src = root.src;
     let mut t = root.element_table(item, format!("lattices[{index}]"))?;
     let (name, name_span) = read_name(&t)?;
     if let Some(name) = name {
@@ -129,7 +128,7 @@ pub(super) fn parse_lattice<'s, 't, 'i>(
     };
     let seed = t.seed()?;
 
-    let origin = format!("{}:{}", ctx.file, src.line_col(t.span.start).0);
+    let origin = t.origin();
     let n = count.map(|c| c as usize);
     // Centre of the lattice's first (lowest, most negative) body.
     let first = DVec3::new(

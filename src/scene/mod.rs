@@ -214,6 +214,14 @@ impl SceneError {
     }
 }
 
+/// Whether `body` is a name generator `generator` gives its bodies: `<generator>_<k>`, k a
+/// number (a lattice's bodies, a source's).
+pub fn generated_by(body: &str, generator: &str) -> bool {
+    body.strip_prefix(generator)
+        .and_then(|rest| rest.strip_prefix('_'))
+        .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// Reads and validates a scene file.
 pub fn load(path: &Path) -> Result<Scene, SceneError> {
     parse(&read_text(path)?, path)

@@ -85,7 +85,6 @@ pub(super) fn scene(
     let material_pairs = parse_material_pairs(&root, &materials)?;
     let ctx = BodyCtx {
         materials: &materials,
-        file: &src.file,
         epsilon: world.config.collision_epsilon,
     };
 
@@ -137,8 +136,8 @@ pub(super) fn scene(
         (world.duration, bodies.len() as u64),
         &defined_at,
     )?;
-    let sinks = parse_sinks(&root, &src.file)?;
-    let probes = parse_probes(&root, &src.file)?;
+    let sinks = parse_sinks(&root)?;
+    let probes = parse_probes(&root)?;
     let poured = sources
         .iter()
         .fold(0u64, |n, s| n.saturating_add(s.planned()));
@@ -433,42 +432,32 @@ fn parse_sources(
     (duration, bodies): (f64, u64),
     defined_at: &BTreeMap<String, String>,
 ) -> Result<Vec<SourceSpec>, SceneError> {
-    let Some((items, _)) = root.array_of_tables("sources")? else {
-        return Ok(Vec::new());
-    };
-    let mut sources: Vec<SourceSpec> = Vec::with_capacity(items.len());
+    // The bodies the sources before each one pour count against the body limit with it.
     let mut others = bodies;
-    for (index, item) in items.iter().enumerate() {
-        let (source, name_span) = parse_source(root, ctx, index, item, (duration, others))?;
-        let who = format!("sources[{index}] \"{}\"", source.name);
-        if let Some(first) = sources.iter().find(|s| s.name == source.name) {
-            return Err(root.src.error(
-                &name_span,
-                &format!(
-                    "{who}: duplicate source name \"{}\" (first defined at {})",
-                    source.name, first.origin
-                ),
-            ));
-        }
-        let poured_name = |body: &str| {
-            body.strip_prefix(source.name.as_str())
-                .and_then(|rest| rest.strip_prefix('_'))
-                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-        };
-        if let Some((body, at)) = defined_at.iter().find(|(b, _)| poured_name(b)) {
-            return Err(root.src.error(
-                &name_span,
-                &format!(
-                    "{who}: its bodies are named {}_0, {}_1, …, and body \"{body}\" (defined at \
-                     {at}) has such a name: rename one of them",
-                    source.name, source.name
-                ),
-            ));
-        }
-        others = others.saturating_add(source.planned());
-        sources.push(source);
-    }
-    Ok(sources)
+    parse_named(
+        root,
+        "sources",
+        "source",
+        |index, item| {
+            let (source, name_span) = parse_source(root, ctx, index, item, (duration, others))?;
+            if let Some((body, at)) = defined_at
+                .iter()
+                .find(|(b, _)| super::generated_by(b, &source.name))
+            {
+                return Err(root.src.error(
+                    &name_span,
+                    &format!(
+                        "sources[{index}] \"{}\": its bodies are named {}_0, {}_1, …, and body \
+                         \"{body}\" (defined at {at}) has such a name: rename one of them",
+                        source.name, source.name, source.name
+                    ),
+                ));
+            }
+            others = others.saturating_add(source.planned());
+            Ok((source, name_span))
+        },
+        |s| (s.name.as_str(), s.origin.as_str()),
+    )
 }
 
 /// The `[[key]]` entries (`what`: "sink", "probe"), each read by `parse`, their names unique
@@ -477,7 +466,7 @@ fn parse_named<T>(
     root: &Tab,
     key: &str,
     what: &str,
-    parse: impl Fn(usize, &Spanned<DeValue>) -> Result<(T, Span), SceneError>,
+    mut parse: impl FnMut(usize, &Spanned<DeValue>) -> Result<(T, Span), SceneError>,
     name_of: impl Fn(&T) -> (&str, &str),
 ) -> Result<Vec<T>, SceneError> {
     let Some((items, _)) = root.array_of_tables(key)? else {
@@ -503,23 +492,23 @@ fn parse_named<T>(
 }
 
 /// The `[[sinks]]` entries, their names unique.
-fn parse_sinks(root: &Tab, file: &str) -> Result<Vec<SinkSpec>, SceneError> {
+fn parse_sinks(root: &Tab) -> Result<Vec<SinkSpec>, SceneError> {
     parse_named(
         root,
         "sinks",
         "sink",
-        |index, item| parse_sink(root, file, index, item),
+        |index, item| parse_sink(root, index, item),
         |s| (s.name.as_str(), s.origin.as_str()),
     )
 }
 
 /// The `[[probes]]` entries, their names unique.
-fn parse_probes(root: &Tab, file: &str) -> Result<Vec<ProbeSpec>, SceneError> {
+fn parse_probes(root: &Tab) -> Result<Vec<ProbeSpec>, SceneError> {
     parse_named(
         root,
         "probes",
         "probe",
-        |index, item| parse_probe(root, file, index, item),
+        |index, item| parse_probe(root, index, item),
         |p| (p.name.as_str(), p.origin.as_str()),
     )
 }

@@ -79,7 +79,6 @@ fn plane_axes(normal: DVec3) -> (DVec3, DVec3) {
 /// Reads `[[probes]]` entry `index`.
 pub(super) fn parse_probe<'s, 't, 'i>(
     root: &Tab<'s, 't, 'i>,
-    file: &str,
     index: usize,
     item: &'t Spanned<DeValue<'i>>,
 ) -> Result<(ProbeSpec, Span), SceneError> {
@@ -149,6 +148,6 @@ pub(super) fn parse_probe<'s, 't, 'i>(
             ));
         }
     };
-    let origin = format!("{file}:{}", root.src.line_col(t.span.start).0);
+    let origin = t.origin();
     Ok((ProbeSpec { name, kind, origin }, name_span))
 }

@@ -383,6 +383,11 @@ impl<'s, 't, 'i> Tab<'s, 't, 'i> {
         }
     }
 
+    /// Where this table was defined, for messages: "file:line" of its start.
+    pub(super) fn origin(&self) -> String {
+        format!("{}:{}", self.src.file, self.src.line_col(self.span.start).0)
+    }
+
     /// A generator's `seed`: an integer >= 0, 0 if absent.
     pub(super) fn seed(&self) -> Result<u64, SceneError> {
         match self.get("seed") {

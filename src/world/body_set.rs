@@ -19,7 +19,7 @@
 use super::body_log::{Insertion, ProbeRow, Removal};
 use super::collide::body_proximity;
 use super::World;
-use crate::body::Body;
+use crate::body::{renumber_pair, Body};
 use crate::event_heap::PairEvent;
 use glam::DVec3;
 use rustc_hash::FxHashMap;
@@ -178,21 +178,17 @@ impl World {
             }
         }
         let new_of = &new_of[..];
-        let pair = |a: u32, b: u32| {
-            let (a, b) = (new_of[a as usize], new_of[b as usize]);
-            (a != GONE && b != GONE).then_some((a, b))
-        };
         let s = &mut self.stores;
         // The deepest overlap keeps its bodies' names once one of them is gone.
         let (time, da, db) = s.stats.deepest_at;
         if s.stats.max_penetration > 0.0 && (da as usize) < n && (db as usize) < n {
-            match pair(da, db) {
-                Some((a, b)) => s.stats.deepest_at = (time, a, b),
-                None => {
-                    let names = [da, db].map(|i| s.bodies[i as usize].name.clone());
-                    s.stats.deepest_names = Some(names);
-                    s.stats.deepest_at = (time, GONE, GONE);
-                }
+            let (mut a, mut b) = (da, db);
+            if renumber_pair(new_of, &mut a, &mut b) {
+                s.stats.deepest_at = (time, a, b);
+            } else {
+                let names = [da, db].map(|i| s.bodies[i as usize].name.clone());
+                s.stats.deepest_names = Some(names);
+                s.stats.deepest_at = (time, GONE, GONE);
             }
         }
         // Per body.
@@ -205,32 +201,27 @@ impl World {
         retain_indexed(&mut s.contacts.cluster.body_stamps, keep);
         retain_indexed(&mut s.contacts.held.by_body, keep);
         for list in &mut s.contacts.held.by_body {
-            list.retain_mut(|p| renumber(pair, p));
+            list.retain_mut(|p| renumber_pair(new_of, &mut p.0, &mut p.1));
         }
         // Per pair.
         let bounds = &mut s.pairs.bounds;
         for kept in [&mut bounds.later, &mut bounds.earlier] {
-            rekey(kept, pair, |ev: &mut PairEvent, (a, b)| {
+            rekey(kept, new_of, |ev: &mut PairEvent, (a, b)| {
                 (ev.a, ev.b) = (a, b)
             });
         }
-        rekey(&mut bounds.last_axis, pair, |_: &mut DVec3, _| {});
+        rekey(&mut bounds.last_axis, new_of, |_: &mut DVec3, _| {});
         let held = &mut s.contacts.held;
-        rekey(&mut held.pairs, pair, |_, _| {});
-        rekey(&mut held.previous_pairs, pair, |_, _| {});
-        rekey(&mut held.resolves, pair, |_, _| {});
+        rekey(&mut held.pairs, new_of, |_, _| {});
+        rekey(&mut held.previous_pairs, new_of, |_, _| {});
+        rekey(&mut held.resolves, new_of, |_, _| {});
         let step = &mut s.contacts.step;
         let fast = step.contacts[..step.fast.min(step.contacts.len())]
             .iter()
-            .filter(|c| pair(c.a, c.b).is_some())
+            .filter(|c| keep(c.a as usize) && keep(c.b as usize))
             .count();
-        step.contacts.retain_mut(|c| match pair(c.a, c.b) {
-            Some((a, b)) => {
-                (c.a, c.b) = (a, b);
-                true
-            }
-            None => false,
-        });
+        step.contacts
+            .retain_mut(|c| renumber_pair(new_of, &mut c.a, &mut c.b));
         step.fast = fast;
         step.solver.renumber_bodies(new_of);
         s.contacts.cluster.solver.renumber_bodies(new_of);
@@ -270,30 +261,15 @@ fn retain_indexed<T>(v: &mut Vec<T>, keep: impl Fn(usize) -> bool) {
     });
 }
 
-/// Renumbers pair `p` by `pair`; false if one of its bodies is gone.
-fn renumber(pair: impl Fn(u32, u32) -> Option<(u32, u32)>, p: &mut (u32, u32)) -> bool {
-    match pair(p.0, p.1) {
-        Some(q) => {
-            *p = q;
-            true
-        }
-        None => false,
-    }
-}
-
-/// Renumbers the keys of a map by pair (and the values' copies of them by `fix`), dropping the
-/// pairs of removed bodies.
-fn rekey<V>(
-    map: &mut FxHashMap<(u32, u32), V>,
-    pair: impl Fn(u32, u32) -> Option<(u32, u32)>,
-    fix: impl Fn(&mut V, (u32, u32)),
-) {
+/// Renumbers the keys of a map by `new_of` ([`renumber_pair`]; and the values' copies of them
+/// by `fix`), dropping the pairs of removed bodies.
+fn rekey<V>(map: &mut FxHashMap<(u32, u32), V>, new_of: &[u32], fix: impl Fn(&mut V, (u32, u32))) {
     let old = std::mem::take(map);
     map.reserve(old.len());
-    for ((a, b), mut v) in old {
-        if let Some(p) = pair(a, b) {
-            fix(&mut v, p);
-            map.insert(p, v);
+    for ((mut a, mut b), mut v) in old {
+        if renumber_pair(new_of, &mut a, &mut b) {
+            fix(&mut v, (a, b));
+            map.insert((a, b), v);
         }
     }
 }
